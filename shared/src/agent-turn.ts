@@ -1,0 +1,127 @@
+/**
+ * One provider response, normalised once.
+ *
+ * Everything after `AgentTurn.fromResponse` reads the turn, never the raw response: the text,
+ * the tool calls with their parsed input, the provider's stop reason and the usage. The content
+ * blocks go back into the history as the provider sent them (thinking blocks and their
+ * signatures included), because the API wants to see its own turn again.
+ *
+ * Left out: citations and server-tool results are carried in the history but not interpreted.
+ */
+import type { ContentBlockParam, Message } from "@anthropic-ai/sdk/resources/messages";
+
+/** A tool call the harness may run: a `tool_use` block with an id and a name. */
+export interface ToolCall {
+  /** The `tool_use` id; its `tool_result` must carry the same id. */
+  id: string;
+  /** The tool's name, as the model wrote it (it may name no tool the harness has). */
+  name: string;
+  /** The parsed input: a JSON object when `inputError` is absent. */
+  input: Record<string, unknown>;
+  /** Set when the provider's input was not a JSON object (for example, JSON that did not parse). */
+  inputError?: string;
+}
+
+/** Token counts of one model call. */
+export interface TokenUsage {
+  /** Input tokens the provider billed for this call. */
+  inputTokens: number;
+  /** Output tokens the provider billed for this call. */
+  outputTokens: number;
+}
+
+/** One model call, read once. */
+export class AgentTurn {
+  private constructor(
+    /** All text blocks joined: what the model said this turn. */
+    readonly text: string,
+    /** The `tool_use` blocks that carry an id and a name, in the order the model wrote them. */
+    readonly toolCalls: readonly ToolCall[],
+    /** The provider's raw stop reason, kept as sent (it may be one this code has never seen). */
+    readonly providerStopReason: string | null,
+    /** The turn's token usage (zeros when the provider sent none). */
+    readonly usage: TokenUsage,
+    /** The content blocks to append to the history as the assistant message. */
+    readonly historyContent: readonly ContentBlockParam[],
+  ) {}
+
+  /**
+   * Normalise one provider response. Never throws, whatever the response holds.
+   *
+   * Contract: a `tool_use` block without a string id and name is dropped from both the tool
+   * calls and the history (the API would reject it and no result could answer it); one whose
+   * input is not a JSON object keeps its id, gets `{}` as input in the history and an
+   * `inputError`, so the loop can answer it with an error instead of running it.
+   * Contract: `historyContent` is never empty; a response with no content is recorded as one
+   * text block saying so, because the API rejects an empty assistant message.
+   */
+  static fromResponse(message: Message): AgentTurn {
+    const blocks: unknown[] = Array.isArray(message?.content) ? message.content : [];
+    const texts: string[] = [];
+    const toolCalls: ToolCall[] = [];
+    const history: ContentBlockParam[] = [];
+    for (const block of blocks) {
+      if (!isRecord(block) || typeof block.type !== "string") continue;
+      if (block.type === "text") {
+        if (typeof block.text !== "string" || block.text === "") continue;
+        texts.push(block.text);
+        history.push(block as unknown as ContentBlockParam);
+      } else if (block.type === "tool_use") {
+        if (!isNonEmptyString(block.id) || !isNonEmptyString(block.name)) continue;
+        const call = toolCallFrom(block.id, block.name, block.input);
+        toolCalls.push(call);
+        history.push({ ...block, input: call.inputError ? {} : call.input } as ContentBlockParam);
+      } else {
+        // thinking, redacted_thinking, server tool blocks, and types this code does not know:
+        // the provider sent them, so the provider gets them back unchanged.
+        history.push(block as unknown as ContentBlockParam);
+      }
+    }
+    const stop = message?.stop_reason;
+    if (history.length === 0) {
+      history.push({ type: "text", text: `(no content; the model stopped with "${stop ?? "null"}")` });
+    }
+    return new AgentTurn(
+      texts.join("\n"),
+      toolCalls,
+      typeof stop === "string" ? stop : null,
+      usageFrom(message?.usage),
+      history,
+    );
+  }
+}
+
+function toolCallFrom(id: string, name: string, input: unknown): ToolCall {
+  if (isRecord(input)) return { id, name, input };
+  if (typeof input === "string") {
+    // a streamed input that did not parse arrives here as its raw text
+    try {
+      const parsed: unknown = JSON.parse(input === "" ? "{}" : input);
+      if (isRecord(parsed)) return { id, name, input: parsed };
+    } catch {}
+    return { id, name, input: {}, inputError: `the input is not a JSON object: ${clip(input, 200)}` };
+  }
+  if (input === undefined || input === null) return { id, name, input: {} };
+  return { id, name, input: {}, inputError: `the input is not a JSON object: ${clip(JSON.stringify(input), 200)}` };
+}
+
+function usageFrom(usage: unknown): TokenUsage {
+  const u = isRecord(usage) ? usage : {};
+  return { inputTokens: count(u.input_tokens), outputTokens: count(u.output_tokens) };
+}
+
+function count(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isNonEmptyString(value: unknown): value is string {
+  return typeof value === "string" && value !== "";
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}

@@ -1,0 +1,188 @@
+/**
+ * The demos' brain: a few rules that make the scripted model useful without a key.
+ *
+ * For each try-it prompt it knows, it asks for real tool calls, reads the real results in the
+ * next request, and answers from them. It keeps no state of its own: every decision is read off
+ * the conversation it is sent, as a real model's is. For any other prompt it says what it is,
+ * which prompts it knows, and how to use a real model.
+ */
+import type { MessageCreateParams, MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import { type ScriptedReply, text, textReply, toolUse, reply as withBlocks } from "./script.ts";
+
+/** A tool call of the current prompt and the result it got. */
+export interface Exchange {
+  name: string;
+  input: Record<string, unknown>;
+  /** The result's text (`[exit code N]` footer included for bash). */
+  output: string;
+  isError: boolean;
+}
+
+/** What the brain reads off a request: the latest prompt and the tool exchanges since it. */
+export interface Conversation {
+  prompt: string;
+  exchanges: Exchange[];
+  /** Names of the tools the request offers. */
+  tools: Set<string>;
+}
+
+/** One thing the brain knows how to do. */
+export interface Skill {
+  /** A prompt that triggers it, listed for prompts the brain does not know. */
+  example: string;
+  /** Tools it needs; it is offered only when the request has them all. */
+  needs: string[];
+  matches(prompt: string): boolean;
+  /** The next reply, from the exchanges so far. */
+  next(conversation: Conversation): ScriptedReply;
+}
+
+/** The brain: the first skill whose prompt matches and whose tools are offered answers. */
+export function demoBrain(request: MessageCreateParams): ScriptedReply {
+  const conversation = readConversation(request);
+  const usable = SKILLS.filter((s) => s.needs.every((t) => conversation.tools.has(t)));
+  const skill = usable.find((s) => s.matches(conversation.prompt));
+  if (skill) return skill.next(conversation);
+  const examples = usable.map((s) => `  - ${s.example}`).join("\n");
+  return textReply(
+    "I am the offline scripted model: a stand-in for Claude that runs with no key and no network, " +
+      "so I only know a few prompts. Try one of these:\n" +
+      `${examples}\n` +
+      "To use a real model, set ANTHROPIC_API_KEY (in your shell or in .env at the repository root), " +
+      "or point ANTHROPIC_BASE_URL at an Anthropic-compatible endpoint, and run without --offline.",
+  );
+}
+
+/** Read the latest text prompt and every tool call and result after it. */
+export function readConversation(request: MessageCreateParams): Conversation {
+  const messages = request.messages;
+  const tools = new Set((request.tools ?? []).map((t) => (t as { name: string }).name));
+  let start = messages.length - 1;
+  while (start > 0 && !isPrompt(messages[start])) start--;
+  const prompt = promptText(messages[start]);
+  const exchanges: Exchange[] = [];
+  for (let i = start + 1; i < messages.length; i++) {
+    const message = messages[i];
+    if (message.role !== "assistant" || typeof message.content === "string") continue;
+    const next = messages[i + 1];
+    const results = next && typeof next.content !== "string" ? next.content : [];
+    for (const block of message.content) {
+      if (block.type !== "tool_use") continue;
+      const result = results.find((r) => r.type === "tool_result" && r.tool_use_id === block.id);
+      const content = result && result.type === "tool_result" ? result.content : "";
+      exchanges.push({
+        name: block.name,
+        input: (block.input ?? {}) as Record<string, unknown>,
+        output:
+          typeof content === "string" ? content : (content ?? []).map((c) => ("text" in c ? c.text : "")).join(""),
+        isError: result?.type === "tool_result" && result.is_error === true,
+      });
+    }
+  }
+  return { prompt, exchanges, tools };
+}
+
+function isPrompt(message: MessageParam): boolean {
+  if (message.role !== "user") return false;
+  if (typeof message.content === "string") return true;
+  return message.content.some((b) => b.type === "text");
+}
+
+function promptText(message: MessageParam | undefined): string {
+  if (!message) return "";
+  if (typeof message.content === "string") return message.content;
+  return message.content.map((b) => (b.type === "text" ? b.text : "")).join("\n");
+}
+
+/** A bash result split into its output and exit code. */
+export function bashOutput(exchange: Exchange): { output: string; exitCode: number | null } {
+  const match = /\n?\[exit code (\d+)\]$/.exec(exchange.output);
+  const body = match ? exchange.output.slice(0, match.index) : exchange.output.replace(/\n?\[[^\]]*\]$/, "");
+  return { output: body === "(no output)" ? "" : body, exitCode: match ? Number(match[1]) : null };
+}
+
+const bash = (command: string) => toolUse("bash", { command });
+
+const createFile: Skill = {
+  example: 'Create a file called hello.js that prints "Hello, World!"',
+  needs: ["bash"],
+  matches: (prompt) => CREATE_FILE.test(prompt),
+  next({ prompt, exchanges }) {
+    const [, file, message] = CREATE_FILE.exec(prompt) ?? [];
+    const program = programFor(file, message);
+    if (exchanges.length === 0) {
+      return withBlocks([
+        text(`I'll write ${file}, then run it.`),
+        bash(`cat > ${quote(file)} <<'EOF'\n${program.source}\nEOF`),
+      ]);
+    }
+    const [write, run] = exchanges;
+    if (write.isError) return textReply(`I could not create ${file}:\n${bashOutput(write).output}`);
+    if (!run) return withBlocks([text(`Now I'll run it with \`${program.run}\`.`), bash(program.run)]);
+    const result = bashOutput(run);
+    if (run.isError) {
+      return textReply(
+        `I created ${file}, but \`${program.run}\` failed (exit code ${result.exitCode ?? "none"}):\n\n${result.output}`,
+      );
+    }
+    return textReply(`I created ${file} and ran it with \`${program.run}\`. It printed:\n\n${result.output}`);
+  },
+};
+const CREATE_FILE = /create (?:a )?file (?:called|named) [`"']?([\w./-]+?)[`"']? that prints ["“'](.+?)["”']\s*$/i;
+
+function programFor(file: string, message: string): { source: string; run: string } {
+  const literal = JSON.stringify(message);
+  if (/\.[cm]?js$/.test(file)) return { source: `console.log(${literal});`, run: `node ${quote(file)}` };
+  if (file.endsWith(".py")) return { source: `print(${literal})`, run: `python3 ${quote(file)}` };
+  if (file.endsWith(".sh")) return { source: `echo ${quote(message)}`, run: `bash ${quote(file)}` };
+  return { source: message, run: `cat ${quote(file)}` };
+}
+
+const listTypeScript: Skill = {
+  example: "List all TypeScript files in this directory",
+  needs: ["bash"],
+  matches: (prompt) => /\b(?:list|find|show)\b.*\b(?:typescript|\.?ts) files\b/i.test(prompt),
+  next({ exchanges }) {
+    if (exchanges.length === 0) {
+      return withBlocks([
+        text("I'll look for .ts and .tsx files, skipping node_modules and .git."),
+        bash(
+          "find . \\( -name node_modules -o -name .git \\) -prune -o -type f \\( -name '*.ts' -o -name '*.tsx' \\) -print | sed 's|^\\./||' | sort",
+        ),
+      ]);
+    }
+    const { output } = bashOutput(exchanges[0]);
+    if (exchanges[0].isError) return textReply(`The search failed:\n${output}`);
+    const files = output.split("\n").filter(Boolean);
+    if (files.length === 0)
+      return textReply("There are no TypeScript files in this directory (node_modules and .git skipped).");
+    const shown = files.slice(0, 40).map((f) => `- ${f}`);
+    if (files.length > 40) shown.push(`- ... and ${files.length - 40} more`);
+    const noun = files.length === 1 ? "TypeScript file" : "TypeScript files";
+    return textReply(`There ${files.length === 1 ? "is" : "are"} ${files.length} ${noun} here:\n${shown.join("\n")}`);
+  },
+};
+
+const gitBranch: Skill = {
+  example: "What is the current git branch?",
+  needs: ["bash"],
+  matches: (prompt) => /\b(?:current|which|what)\b.*\bbranch\b/i.test(prompt),
+  next({ exchanges }) {
+    if (exchanges.length === 0) return withBlocks([bash("git branch --show-current")]);
+    const { output } = bashOutput(exchanges[0]);
+    if (/not a git repository/i.test(output)) {
+      return textReply("This directory is not a git repository, so there is no current branch.");
+    }
+    if (exchanges[0].isError) return textReply(`git could not tell:\n${output}`);
+    const branch = output.trim();
+    if (branch === "") return textReply("No branch is checked out: HEAD is detached.");
+    return textReply(`The current branch is ${branch}.`);
+  },
+};
+
+/** Every skill, in the order they are tried. Chapters' tools decide which are offered. */
+export const SKILLS: Skill[] = [createFile, listTypeScript, gitBranch];
+
+function quote(value: string): string {
+  return /^[\w./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}

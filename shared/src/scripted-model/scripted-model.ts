@@ -1,0 +1,253 @@
+/**
+ * The scripted model: a deterministic stand-in for Claude that speaks the Messages API.
+ *
+ * It answers `POST /v1/messages` with the same JSON bodies and SSE streams the API sends, so the
+ * real `@anthropic-ai/sdk` client parses everything it produces, through the SDK's `fetch` option
+ * (in process) or over HTTP (`startScriptedServer`). It checks each request the way the API would
+ * (a missing key, an invalid history) and records it, so a test can assert on what a loop sent.
+ * Each request takes the next step of its script; when the script is empty, it asks its brain.
+ */
+import Anthropic, { type ClientOptions } from "@anthropic-ai/sdk";
+import type { MessageCreateParams } from "@anthropic-ai/sdk/resources/messages";
+import { historyProblems } from "../history-problems.ts";
+import type { ScriptedFault, ScriptedReply, ScriptStep } from "./script.ts";
+import { encodeSse, messageBody, type SseEvent, streamEvents, type WireContext } from "./wire.ts";
+
+/** A request the scripted model received. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  /** Header names are lower case. */
+  headers: Record<string, string>;
+  /** The parsed JSON body. */
+  body: MessageCreateParams;
+}
+
+/** Decides the reply to a request the script does not cover (the demos' rule-based brains). */
+export type Brain = (request: MessageCreateParams) => ScriptStep;
+
+/** How to build a scripted model. */
+export interface ScriptedModelOptions {
+  /** Steps answered in order, one per request (a retried request takes a step too). */
+  script?: ScriptStep[];
+  /** Asked for a reply once the script is empty. Without one, an empty script is a 400 error. */
+  brain?: Brain;
+  /** The model id reported in responses (default: the id the request asked for). */
+  model?: string;
+}
+
+/** The model id the scripted model answers as when a request names none. */
+export const SCRIPTED_MODEL_ID = "scripted-model";
+
+/** A deterministic stand-in for the Messages API. */
+export class ScriptedModel {
+  /** Every request received, in order, retries included. */
+  readonly requests: RecordedRequest[] = [];
+  private readonly script: ScriptStep[];
+  private readonly brain?: Brain;
+  private readonly model?: string;
+
+  constructor(options: ScriptedModelOptions = {}) {
+    this.script = [...(options.script ?? [])];
+    this.brain = options.brain;
+    this.model = options.model;
+  }
+
+  /** Append steps to the script. */
+  push(...steps: ScriptStep[]): void {
+    this.script.push(...steps);
+  }
+
+  /** Steps not used yet. */
+  get pending(): number {
+    return this.script.length;
+  }
+
+  /** A `fetch` that answers from this model; give it to the SDK's `fetch` option. */
+  readonly fetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> =>
+    this.handle(new Request(input, init));
+
+  /**
+   * An SDK client wired to this model in process. The key is a dummy: the SDK refuses to send
+   * without one, and the scripted model only checks that one was sent.
+   */
+  client(options: Partial<ClientOptions> = {}): Anthropic {
+    return new Anthropic({
+      apiKey: "scripted-model-key",
+      baseURL: "http://scripted-model.invalid",
+      fetch: this.fetch,
+      ...options,
+    });
+  }
+
+  /** Answer one HTTP request. */
+  async handle(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    if (request.method !== "POST" || !url.pathname.endsWith("/v1/messages")) {
+      return errorResponse(404, `scripted model: no route for ${request.method} ${url.pathname}`);
+    }
+    const headers = Object.fromEntries(request.headers);
+    let body: MessageCreateParams;
+    try {
+      body = (await request.json()) as MessageCreateParams;
+    } catch {
+      return errorResponse(400, "scripted model: the request body is not JSON");
+    }
+    this.requests.push({ method: request.method, path: url.pathname, headers, body });
+    const n = this.requests.length;
+
+    if (!headers["x-api-key"] && !headers.authorization) return errorResponse(401, "x-api-key header is required");
+    const invalid = requestProblem(body);
+    if (invalid) return errorResponse(400, invalid);
+
+    const step = this.script.shift() ?? this.brain?.(body);
+    if (!step) return errorResponse(400, `scripted model: no scripted reply left for request #${n}`);
+
+    const ctx: WireContext = {
+      messageId: `msg_scripted_${String(n).padStart(4, "0")}`,
+      model: this.model ?? body.model ?? SCRIPTED_MODEL_ID,
+      toolUseId: (i) => `toolu_scripted_${String(n).padStart(4, "0")}_${i}`,
+      inputTokens: Math.ceil(JSON.stringify([body.system ?? "", body.tools ?? [], body.messages]).length / 4),
+    };
+    return answer(step, body.stream === true, ctx, request.signal);
+  }
+}
+
+async function answer(step: ScriptStep, stream: boolean, ctx: WireContext, signal: AbortSignal): Promise<Response> {
+  if (step.kind === "hang") {
+    await sleep(Number.POSITIVE_INFINITY, signal);
+    throw abortError();
+  }
+  if (step.kind === "http_error") {
+    const extra: Record<string, string> = {};
+    if (step.retryAfterMs !== undefined) {
+      extra["retry-after-ms"] = String(step.retryAfterMs);
+      extra["retry-after"] = String(Math.ceil(step.retryAfterMs / 1000));
+    }
+    return errorResponse(step.status, step.message ?? defaultMessage(step.status), extra);
+  }
+  const reply = step.kind === "reply" ? step : (step.reply ?? FAULT_REPLY);
+  await sleep(reply.delayMs ?? 0, signal);
+  if (!stream) {
+    if (step.kind === "sse_error") return errorResponse(500, "Internal server error");
+    if (step.kind === "cut") throw new TypeError("terminated: the scripted connection was cut");
+    return jsonResponse(200, messageBody(reply, ctx));
+  }
+  const events = faultedEvents(streamEvents(reply, ctx), step);
+  return new Response(sseBody(events, reply.eventDelayMs ?? 0, signal, step.kind === "cut"), {
+    status: 200,
+    headers: { "content-type": "text/event-stream", "request-id": `req_${ctx.messageId}` },
+  });
+}
+
+const FAULT_REPLY: ScriptedReply = {
+  kind: "reply",
+  content: [{ type: "text", text: "This reply is interrupted by a scripted fault before it ends." }],
+};
+
+function faultedEvents(events: SseEvent[], step: ScriptedReply | ScriptedFault): SseEvent[] {
+  switch (step.kind) {
+    case "sse_error":
+      return [
+        ...events.slice(0, step.afterEvents),
+        {
+          event: "error",
+          data: { type: "error", error: { type: step.errorType ?? "overloaded_error", message: "Overloaded" } },
+        },
+      ];
+    case "cut":
+      return events.slice(0, step.afterEvents);
+    case "no_message_stop":
+      return events.filter((e) => e.event !== "message_stop");
+    default:
+      return events;
+  }
+}
+
+function sseBody(events: SseEvent[], delayMs: number, signal: AbortSignal, cut: boolean): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let i = 0;
+  return new ReadableStream({
+    async pull(controller) {
+      try {
+        if (i > 0) await sleep(delayMs, signal);
+      } catch (error) {
+        controller.error(error);
+        return;
+      }
+      if (i < events.length) {
+        controller.enqueue(encoder.encode(encodeSse(events[i++])));
+      } else if (cut) {
+        controller.error(new TypeError("terminated: the scripted connection was cut"));
+      } else {
+        controller.close();
+      }
+    },
+  });
+}
+
+function requestProblem(body: MessageCreateParams): string | null {
+  if (typeof body !== "object" || body === null) return "the body must be a JSON object";
+  if (typeof body.model !== "string" || body.model === "") return "model: Field required";
+  if (typeof body.max_tokens !== "number") return "max_tokens: Field required";
+  if (!Array.isArray(body.messages)) return "messages: Field required";
+  const problems = historyProblems(body.messages);
+  if (problems.length > 0) return `messages: ${problems[0]}`;
+  for (const tool of body.tools ?? []) {
+    const t = tool as { name?: unknown; input_schema?: unknown; type?: unknown };
+    if (t.type === undefined && (typeof t.name !== "string" || typeof t.input_schema !== "object")) {
+      return "tools: each tool needs a name and an input_schema";
+    }
+  }
+  return null;
+}
+
+const ERROR_TYPES: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  529: "overloaded_error",
+};
+
+function defaultMessage(status: number): string {
+  if (status === 401) return "invalid x-api-key";
+  if (status === 429) return "Number of request tokens has exceeded your per-minute rate limit";
+  if (status === 529) return "Overloaded";
+  return "Internal server error";
+}
+
+function errorResponse(status: number, message: string, headers: Record<string, string> = {}): Response {
+  const type = ERROR_TYPES[status] ?? "api_error";
+  return jsonResponse(status, { type: "error", error: { type, message } }, headers);
+}
+
+function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", "request-id": "req_scripted", ...headers },
+  });
+}
+
+function abortError(): Error {
+  return new DOMException("This operation was aborted", "AbortError");
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(abortError());
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = Number.isFinite(ms) ? setTimeout(done, ms) : undefined;
+    function done() {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }
+    function onAbort() {
+      clearTimeout(timer);
+      reject(abortError());
+    }
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
