@@ -23,6 +23,7 @@ export class TerminalView {
   private spinner?: NodeJS.Timeout;
   private readonly color: boolean;
   private midLine = false;
+  private streamingInput = false;
 
   constructor(private readonly streams: ViewStreams) {
     this.color = streams.stdout.isTTY === true && !process.env.NO_COLOR;
@@ -59,15 +60,32 @@ export class TerminalView {
     this.midLine = !value.endsWith("\n");
   }
 
+  /** A streamed tool call's block started: its name is known, its input is still coming. */
+  toolStart(name: string): void {
+    this.line(this.paint("dim", `  … ${name}`));
+    this.streamingInput = this.streams.stdout.isTTY === true;
+  }
+
+  /** A piece of a streamed tool call's input: progress only, shown on a TTY. */
+  toolInput(partialJson: string): void {
+    if (!this.streamingInput || partialJson === "") return;
+    if (!this.midLine) this.streams.stdout.write(this.paint("dim", "    "));
+    this.streams.stdout.write(this.paint("dim", partialJson.replace(/\n/g, " ")));
+    this.midLine = true;
+  }
+
   /** A tool call is about to run. */
   toolCall(call: ToolCall): void {
+    this.streamingInput = false;
     this.line(this.paint("cyan", `  ${call.name}: ${summarise(call)}`));
   }
 
-  /** A tool call's result, in a few lines. */
-  toolResult(result: ToolResult): void {
+  /** A tool call's result, in a few lines; `call` labels it when results land out of order. */
+  toolResult(result: ToolResult, call?: ToolCall): void {
     const style: Style = result.isError ? "red" : "dim";
-    for (const line of preview(result.content)) this.line(this.paint(style, `    ${line}`));
+    const lines = preview(result.content);
+    if (call) lines.unshift(`← ${call.name}: ${summarise(call)}`);
+    for (const line of lines) this.line(this.paint(style, `    ${line}`));
   }
 
   /** A note from the harness (a retry, an interruption). */

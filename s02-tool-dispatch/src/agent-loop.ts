@@ -1,0 +1,128 @@
+/**
+ * s02: the same loop, with a tool map, concurrent reads, a streamed response and Ctrl-C.
+ *
+ * The loop keeps s01's shape: call the model, read the turn, stop or run the tools, go round.
+ * What changed is around it: the tools are a map of objects (dispatch.ts), a turn whose calls
+ * only read runs them at once (run-tool-calls.ts), the response is streamed and a tool call is
+ * parsed only when its block is complete (stream-turn.ts), and a signal can stop it all while
+ * every tool_use still gets its result.
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import {
+  type AgentLoopResult,
+  AgentTurn,
+  addUsage,
+  appendAssistantTurn,
+  type LoopStopReason,
+  stopReasonFor,
+  type ToolCall,
+  type ToolResult,
+} from "@harness/shared";
+import { type ToolMap, toolMap } from "./dispatch.ts";
+import { runToolCalls } from "./run-tool-calls.ts";
+import { type StreamObserver, streamTurn } from "./stream-turn.ts";
+import { toApiTool } from "./tool.ts";
+import { ALL_TOOLS } from "./tools/index.ts";
+
+/** s01's results, plus `aborted`: the user pressed Ctrl-C. */
+export type StopReason = LoopStopReason | "aborted";
+
+/** How one run of the loop is set up. */
+export interface AgentLoopOptions {
+  model: string;
+  /** Directory the tools work in; file tools refuse paths outside it. */
+  cwd: string;
+  /** The tools offered (default: all six of this chapter). */
+  tools?: ToolMap;
+  /** Model calls allowed before the loop stops with `max_turns` (default 8). */
+  maxTurns?: number;
+  /** Output tokens allowed per model call (default 8192). */
+  maxTokens?: number;
+  /** Milliseconds before a bash command is killed (default 120 000). */
+  bashTimeoutMs?: number;
+  system?: string;
+  /** Aborting it stops the stream or the running tools; the loop returns `aborted`. */
+  signal?: AbortSignal;
+  observer?: LoopObserver;
+}
+
+/** What the loop tells its observer: the stream's progress, then the calls and their results. */
+export interface LoopObserver extends StreamObserver {
+  modelCall?(turnNumber: number): void;
+  turn?(turn: AgentTurn): void;
+  toolCalls?(calls: readonly ToolCall[]): void;
+  toolResult?(call: ToolCall, result: ToolResult): void;
+}
+
+/** The default turn budget. */
+export const DEFAULT_MAX_TURNS = 8;
+
+/**
+ * Run the loop on `messages` (which end with the user's prompt). The history is extended in place.
+ * Contract: on every return, `aborted` included, each tool_use in `messages` has exactly one
+ * tool_result. A stream that fails is thrown, with the history as it was before that call.
+ */
+export async function agentLoop(
+  client: Anthropic,
+  messages: MessageParam[],
+  options: AgentLoopOptions,
+): Promise<AgentLoopResult<StopReason>> {
+  const tools = options.tools ?? toolMap(ALL_TOOLS);
+  const signal = options.signal ?? new AbortController().signal;
+  const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
+  const system = options.system ?? `You are a coding agent working in ${options.cwd}. Use the tools. Be brief.`;
+  const observer = options.observer ?? {};
+  let usage = { inputTokens: 0, outputTokens: 0 };
+  let toolCalls = 0;
+  let last: AgentTurn | null = null;
+  const result = (stopReason: StopReason, turns: number): AgentLoopResult<StopReason> => ({
+    stopReason,
+    turns,
+    toolCalls,
+    finalText: last?.text ?? "",
+    providerStopReason: last?.providerStopReason ?? null,
+    usage,
+  });
+
+  for (let turns = 1; ; turns++) {
+    if (signal.aborted) return result("aborted", turns - 1);
+    observer.modelCall?.(turns);
+    const request = {
+      model: options.model,
+      max_tokens: options.maxTokens ?? 8192,
+      system,
+      tools: [...tools.values()].map(toApiTool),
+      messages,
+    };
+    const response = await streamTurn(client, request, signal, observer);
+    if (!response) return result("aborted", turns); // the half-streamed turn is dropped
+    const turn = AgentTurn.fromResponse(response);
+    last = turn;
+    usage = addUsage(usage, turn.usage);
+    appendAssistantTurn(messages, turn);
+    observer.turn?.(turn);
+
+    const stop = stopReasonFor(turn);
+    if (stop) return result(stop, turns);
+
+    if (turn.toolCalls.length > 0) {
+      observer.toolCalls?.(turn.toolCalls);
+      const context = { cwd: options.cwd, signal, bashTimeoutMs: options.bashTimeoutMs };
+      const outputs = await runToolCalls(tools, turn.toolCalls, context, observer.toolResult);
+      toolCalls += outputs.length;
+      // one result per call, in tool_use order, in ONE user message, even when interrupted
+      messages.push({
+        role: "user",
+        content: turn.toolCalls.map((call, i) => ({
+          type: "tool_result" as const,
+          tool_use_id: call.id,
+          content: outputs[i].content,
+          is_error: outputs[i].isError,
+        })),
+      });
+      if (signal.aborted) return result("aborted", turns);
+    }
+    if (turns >= maxTurns) return result("max_turns", turns);
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * The dispatch map: a tool call is routed by name, its input checked against the tool's schema,
+ * and its handler run. Every way this can fail is a result with a code the model can act on.
+ * Adding a tool means adding one entry to the map; the loop does not change.
+ */
+import type { ToolCall, ToolResult } from "@harness/shared";
+import type { Tool, ToolContext } from "./tool.ts";
+
+/** Tools by name. */
+export type ToolMap = ReadonlyMap<string, Tool>;
+
+/** Why a call failed: the first four come from dispatch itself, the rest from handlers. */
+export type ToolErrorCode =
+  | "unknown_tool" // no tool by that name
+  | "invalid_arguments" // the input failed the schema (which field, what was wrong)
+  | "handler_failed" // the handler threw
+  | "interrupted" // Ctrl-C reached the call
+  | "outside_workdir" // a path that leaves the working directory
+  | "not_found" // no such file
+  | "binary_file" // read_file shows text only
+  | "no_match" // edit_file's old_string is not in the file
+  | "several_matches"; // edit_file's old_string is in the file more than once
+
+/** Build the dispatch map from a list of tools. */
+export function toolMap(tools: readonly Tool[]): ToolMap {
+  return new Map(tools.map((tool) => [tool.name, tool]));
+}
+
+/** An error result whose first words are its code: `Error [invalid_arguments]: ...`. */
+export function codedError(code: ToolErrorCode, message: string): ToolResult {
+  return { content: `Error [${code}]: ${message}`, isError: true };
+}
+
+/**
+ * Route one call to its tool.
+ * Contract: never throws; the handler is never called with input that fails the schema.
+ */
+export async function dispatch(tools: ToolMap, call: ToolCall, context: ToolContext): Promise<ToolResult> {
+  const tool = tools.get(call.name);
+  if (!tool) {
+    return codedError("unknown_tool", `there is no tool "${call.name}". Tools: ${[...tools.keys()].join(", ")}.`);
+  }
+  if (call.inputError) return codedError("invalid_arguments", call.inputError);
+  const parsed = tool.schema.safeParse(call.input);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "input"}: ${i.message}`);
+    return codedError("invalid_arguments", `${call.name}: ${problems.join("; ")}`);
+  }
+  if (context.signal.aborted) return codedError("interrupted", "the user interrupted before this call ran.");
+  try {
+    return await tool.run(parsed.data, context);
+  } catch (error) {
+    return codedError("handler_failed", `${call.name}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * Streaming: one model call, consumed event by event, rebuilt into a `Message`.
+ *
+ * Text is handed on as it arrives; a tool call's name is known when its block starts and its
+ * input grows delta by delta, but that growing input is progress only. The raw input text is
+ * parsed ONCE, when its block stops: a tool never runs from a partial object. (The SDK's
+ * `messages.stream` helper parses partial JSON forgivingly, so `{"command": "rm x"` without its
+ * closing brace would come out runnable; that is why this file reads the raw events.)
+ *
+ * A stream that errors, is cut, or ends without `message_stop` is an error, never an answer.
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import type { Message, MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
+
+/** What the stream reports as it goes (for display; the result is the returned message). */
+export interface StreamObserver {
+  /** The first event arrived: the model has started answering. */
+  start?(): void;
+  text?(delta: string): void;
+  toolStart?(name: string, id: string): void;
+  toolInput?(partialJson: string): void;
+}
+
+/** The stream failed: an `error` event, a cut connection, or no `message_stop`. */
+export class StreamError extends Error {
+  override name = "StreamError";
+}
+
+type Block = Record<string, unknown> & { type: string };
+
+/**
+ * Send one request as a stream and return the complete message.
+ * Contract: throws `StreamError` (or the SDK's error) when the stream is not complete, and
+ * returns `null` when `signal` aborted it; a partial message is never returned.
+ */
+export async function streamTurn(
+  client: Anthropic,
+  params: MessageCreateParamsNonStreaming,
+  signal: AbortSignal,
+  observer: StreamObserver = {},
+): Promise<Message | null> {
+  let message: Message | undefined;
+  const blocks: Block[] = [];
+  const rawInput: string[] = []; // tool input text, by block index, until its block stops
+  let complete = false;
+
+  try {
+    const stream = await client.messages.create({ ...params, stream: true }, { signal });
+    for await (const event of stream) {
+      if (!message) observer.start?.();
+      switch (event.type) {
+        case "message_start":
+          message = { ...event.message, content: [] };
+          break;
+        case "content_block_start":
+          blocks[event.index] = { ...event.content_block } as Block;
+          if (event.content_block.type === "tool_use") {
+            rawInput[event.index] = "";
+            observer.toolStart?.(event.content_block.name, event.content_block.id);
+          }
+          break;
+        case "content_block_delta": {
+          const block = blocks[event.index];
+          const delta = event.delta;
+          if (!block) throw new StreamError(`a delta for block ${event.index}, which never started`);
+          if (delta.type === "text_delta") {
+            block.text = `${block.text ?? ""}${delta.text}`;
+            observer.text?.(delta.text);
+          } else if (delta.type === "input_json_delta") {
+            rawInput[event.index] += delta.partial_json;
+            observer.toolInput?.(delta.partial_json);
+          } else if (delta.type === "thinking_delta") {
+            block.thinking = `${block.thinking ?? ""}${delta.thinking}`;
+          } else if (delta.type === "signature_delta") {
+            block.signature = delta.signature;
+          } else if (delta.type === "citations_delta") {
+            block.citations = [...((block.citations as unknown[]) ?? []), delta.citation];
+          }
+          break;
+        }
+        case "content_block_stop": {
+          const block = blocks[event.index];
+          // the one parse of a tool's input; text that does not parse stays a string,
+          // which AgentTurn turns into an invalid-arguments error instead of a call
+          if (block?.type === "tool_use") block.input = parseToolInput(rawInput[event.index]);
+          break;
+        }
+        case "message_delta":
+          if (!message) throw new StreamError("message_delta before message_start");
+          message.stop_reason = event.delta.stop_reason;
+          message.stop_sequence = event.delta.stop_sequence ?? null;
+          message.usage = { ...message.usage, ...definedOnly(event.usage) };
+          break;
+        case "message_stop":
+          complete = true;
+          break;
+      }
+    }
+  } catch (error) {
+    if (signal.aborted) return null;
+    throw error;
+  }
+  if (signal.aborted) return null; // the SDK ends an aborted stream quietly
+  if (!message || !complete) throw new StreamError("the stream ended without message_stop");
+  return { ...message, content: blocks.filter(Boolean) as unknown as Message["content"] };
+}
+
+/** Parse a tool's complete input text: `{}` when empty, the raw text when it is not a JSON object. */
+export function parseToolInput(raw: string): unknown {
+  if (raw.trim() === "") return {};
+  try {
+    const value: unknown = JSON.parse(raw);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? value : raw;
+  } catch {
+    return raw;
+  }
+}
+
+function definedOnly(usage: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(usage).filter(([, v]) => v !== null && v !== undefined));
+}

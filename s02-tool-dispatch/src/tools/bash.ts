@@ -1,0 +1,12 @@
+/** bash from shared, as a tool object. It may write anything, so it never runs beside others. */
+import { bashToolDefinition, runBash } from "@harness/shared";
+import { z } from "zod";
+import { defineTool } from "../tool.ts";
+
+export const bashTool = defineTool({
+  name: "bash",
+  description: bashToolDefinition.description ?? "Run a shell command.",
+  schema: z.object({ command: z.string().describe("The command to run, e.g. `ls -la`.") }),
+  concurrencySafe: false,
+  run: ({ command }, { cwd, signal, bashTimeoutMs }) => runBash(command, { cwd, signal, timeoutMs: bashTimeoutMs }),
+});

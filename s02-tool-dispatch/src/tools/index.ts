@@ -1,0 +1,12 @@
+/** The chapter's tools, in the order the model sees them. */
+import { bashTool } from "./bash.ts";
+import { editFileTool } from "./edit-file.ts";
+import { globTool } from "./glob.ts";
+import { grepTool } from "./grep.ts";
+import { readFileTool } from "./read-file.ts";
+import { writeFileTool } from "./write-file.ts";
+
+export { bashTool, editFileTool, globTool, grepTool, readFileTool, writeFileTool };
+
+/** Every tool of this chapter. */
+export const ALL_TOOLS = [bashTool, readFileTool, writeFileTool, editFileTool, globTool, grepTool];
