@@ -6,7 +6,7 @@
  * included), it prints gigabytes (a bounded buffer keeps the head and the tail), it prints
  * binary (decoded with replacement characters), it leaves a server running in the background
  * (the process group is killed when bash exits). Each call is a fresh `bash -c`: a `cd` or an
- * `export` does not carry over to the next call.
+ * `export` does not carry over to the next call. The API key is not in the command's environment.
  *
  * Left out: sandboxing. The deny list catches accidents, not attacks.
  */
@@ -71,6 +71,7 @@ export function runBash(command: string, options: RunBashOptions): Promise<ToolR
     // `exec 2>&1` first, so stdout and stderr share one pipe and keep their true order
     const child = spawn("bash", ["-c", `exec 2>&1\n${command}`], {
       cwd: options.cwd,
+      env: commandEnv(),
       detached: true, // its own process group, so one kill reaches every descendant
       stdio: ["ignore", "pipe", "ignore"],
     });
@@ -113,6 +114,12 @@ export function runBash(command: string, options: RunBashOptions): Promise<ToolR
       finish(formatResult(output, status, stopped, timeoutMs));
     });
   });
+}
+
+/** The harness's environment minus its credentials: a command has no business reading the API key. */
+function commandEnv(): NodeJS.ProcessEnv {
+  const { ANTHROPIC_API_KEY: _key, ANTHROPIC_AUTH_TOKEN: _token, ...env } = process.env;
+  return env;
 }
 
 function formatResult(
