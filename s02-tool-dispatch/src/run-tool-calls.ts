@@ -17,8 +17,8 @@ export function allConcurrencySafe(tools: ToolMap, calls: readonly ToolCall[]): 
 }
 
 /**
- * Run a turn's calls and return their results in tool_use order. `onResult` hears each result
- * as it lands (in finishing order).
+ * Run a turn's calls and return their results in tool_use order. `onStart` and `onResult` hear
+ * each call start and finish (in the order that happens).
  * Contract: never throws; a call that has not started when the signal fires is answered with an
  * `interrupted` error, so every call gets exactly one result.
  */
@@ -27,10 +27,12 @@ export async function runToolCalls(
   calls: readonly ToolCall[],
   context: ToolContext,
   onResult?: (call: ToolCall, result: ToolResult) => void,
+  onStart?: (call: ToolCall) => void,
 ): Promise<ToolResult[]> {
   const results: ToolResult[] = new Array(calls.length);
   const runOne = async (i: number) => {
     const call = calls[i];
+    onStart?.(call);
     results[i] = context.signal.aborted
       ? codedError("interrupted", "the user interrupted before this call ran.")
       : await dispatch(tools, call, context);
