@@ -1,0 +1,59 @@
+/**
+ * s03's command line: s02's, plus `--trace[=ID]`. With it, every iteration of every prompt is
+ * appended to .traces/<id>.jsonl under --cwd (or HARNESS_TRACE_DIR), and the end of each run
+ * says how to read it with `pnpm trace`.
+ */
+import { relative } from "node:path";
+import { type ChapterCli, runChapterCli } from "@harness/shared";
+import { agentLoop, type StopReason } from "./agent-loop.ts";
+import { newTraceId, TraceWriter, traceDir } from "./trace-writer.ts";
+
+// `--trace` alone takes a fresh id; `--trace=ID` names one (a separate word would be the prompt)
+const argv = process.argv.slice(2).map((arg) => (arg === "--trace" ? `--trace=${newTraceId()}` : arg));
+let trace: TraceWriter | undefined;
+let callsThisTurn = 0;
+
+const chapter: ChapterCli<StopReason> = {
+  command: "s03",
+  summary: "every iteration saved to disk, and a tracer to show it",
+  interruptible: true,
+  extraOptions: [
+    { name: "trace", type: "string", help: "--trace[=ID]        record every iteration in .traces/<ID>.jsonl" },
+  ],
+  run(history, { client, model, options, signal, view }) {
+    const id = options.extra.trace;
+    if (typeof id === "string" && !trace) trace = new TraceWriter(id, traceDir(options.cwd));
+    return agentLoop(client, history, {
+      model,
+      cwd: options.cwd,
+      maxTurns: options.maxTurns,
+      bashTimeoutMs: options.bashTimeoutSeconds * 1000,
+      signal,
+      trace,
+      observer: {
+        modelCall: (n) => view.modelCall(n),
+        start: () => view.modelAnswered(),
+        text: (delta) => view.textDelta(delta),
+        toolStart: (name) => view.toolStart(name),
+        toolInput: (partial) => view.toolInput(partial),
+        toolCalls: (calls) => {
+          callsThisTurn = calls.length;
+          for (const call of calls) view.toolCall(call);
+        },
+        toolResult: (call, result) => view.toolResult(result, callsThisTurn > 1 ? call : undefined),
+      },
+    });
+  },
+  afterRun(_result, { view, options }) {
+    if (!trace) return;
+    const here = process.env.INIT_CWD ?? process.cwd();
+    const dir = traceDir(options.cwd);
+    const near = relative(here, dir);
+    const custom = dir === traceDir(here) ? "" : ` --dir ${near.startsWith("..") ? dir : near}`;
+    view.note(
+      `trace ${trace.traceId} → ${trace.path}\n  pnpm trace show ${trace.traceId}${custom}   ·   pnpm trace view ${trace.traceId}${custom}`,
+    );
+  },
+};
+
+process.exit(await runChapterCli(chapter, argv));
