@@ -86,7 +86,13 @@ export async function agentLoop(
     const startedAt = new Date();
     const t0 = performance.now();
     let ttftMs = -1;
-    const timedObserver = { ...observer, start: () => ((ttftMs = performance.now() - t0), observer.start?.()) };
+    const timedObserver = {
+      ...observer,
+      start: () => {
+        ttftMs = performance.now() - t0;
+        observer.start?.();
+      },
+    };
     let response: Awaited<ReturnType<typeof streamTurn>>;
     try {
       response = await streamTurn(client, request, signal, timedObserver);
