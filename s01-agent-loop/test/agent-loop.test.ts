@@ -1,7 +1,8 @@
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { APIError } from "@anthropic-ai/sdk";
+import { fileURLToPath } from "node:url";
+import Anthropic, { APIError } from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import {
   type AgentLoopResult,
@@ -20,7 +21,7 @@ import {
 import { afterEach, describe, expect, it } from "vitest";
 import { type AgentLoopOptions, agentLoop, DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS } from "../src/agent-loop.ts";
 
-const REFUSAL_FIXTURE = "/work/shared/fixtures/anthropic/anthropic-refusal.json";
+const REFUSAL_FIXTURE = fileURLToPath(new URL("./fixtures/anthropic-refusal.json", import.meta.url));
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -262,6 +263,29 @@ describe("agentLoop", () => {
     expect(model.requests).toHaveLength(1);
     // an empty assistant message would be rejected; the turn is recorded as a note instead
     expect(blocks(messages.at(-1))).toEqual([{ type: "text", text: expect.stringContaining("refusal") }]);
+    expectValid(messages);
+  });
+
+  it("reads the recorded refusal served verbatim, unknown fields (stop_details) and all", async () => {
+    const body = readFileSync(REFUSAL_FIXTURE, "utf8");
+    let requests = 0;
+    const client = new Anthropic({
+      apiKey: "test-key",
+      baseURL: "http://recorded.invalid",
+      fetch: async () => {
+        requests++;
+        return new Response(body, { status: 200, headers: { "content-type": "application/json" } });
+      },
+    });
+    const messages: MessageParam[] = [{ role: "user", content: "the prompt" }];
+    const result = await agentLoop(client, messages, { model: "test-model", cwd: workDir() });
+    expect(result).toMatchObject({
+      stopReason: "final_answer",
+      turns: 1,
+      providerStopReason: "refusal",
+      finalText: "",
+    });
+    expect(requests).toBe(1);
     expectValid(messages);
   });
 
