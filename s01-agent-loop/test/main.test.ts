@@ -99,7 +99,7 @@ function lines(output: string): string[] {
   return output.split("\n").filter((line) => line.trim() !== "");
 }
 
-describe.concurrent("s01 CLI", { timeout: 60_000 }, () => {
+describe.concurrent("s01 CLI", { timeout: 120_000 }, () => {
   it("creates hello.js and runs it, offline, in the directory pnpm was started from", async () => {
     const dir = workDir();
     const run = await runCli(["--offline", 'Create a file called hello.js that prints "Hello, World!"'], {
@@ -200,9 +200,10 @@ describe.concurrent("s01 CLI", { timeout: 60_000 }, () => {
     );
     expect(run.code).toBe(1);
     expect(model.requests).toHaveLength(1); // a 401 is not retried
-    const errorLines = lines(run.stderr);
-    expect(errorLines).toHaveLength(1);
-    expect(errorLines[0]).toMatch(/^s01: error: .*401.*the key was rejected \(ANTHROPIC_API_KEY from the shell\)$/);
+    expect(lines(run.stderr)).toEqual([
+      "s01: error: the API answered 401 authentication_error: invalid x-api-key; " +
+        "the key was rejected (ANTHROPIC_API_KEY from the shell)",
+    ]);
     expect(run.stderr).not.toMatch(/^\s+at /m);
   });
 
@@ -216,14 +217,10 @@ describe.concurrent("s01 CLI", { timeout: 60_000 }, () => {
     expect(run.stderr).toMatch(/^\s+at /m);
   });
 
-  it.each([
-    [["--max-turns", "0", "hello"], /--max-turns must be a whole number of at least 1/],
-    [["--frobnicate", "hello"], /--frobnicate/],
-  ])("exits 1 on bad usage %j with one line on stderr", async (args, message) => {
-    const run = await runCli(args, { env: { INIT_CWD: workDir() } });
+  it("exits 1 on bad usage (--max-turns 0) with one line on stderr", async () => {
+    const run = await runCli(["--max-turns", "0", "hello"], { env: { INIT_CWD: workDir() } });
     expect(run.code).toBe(1);
-    expect(lines(run.stderr)).toHaveLength(1);
-    expect(run.stderr).toMatch(message);
+    expect(lines(run.stderr)).toEqual(['s01: error: --max-turns must be a whole number of at least 1, not "0"']);
     expect(run.stdout).toBe("");
   });
 
