@@ -52,12 +52,24 @@ export interface LoopObserver {
 
 /** The default turn budget. */
 export const DEFAULT_MAX_TURNS = 8;
+/** The default cap on output tokens per model call. */
+export const DEFAULT_MAX_TOKENS = 8192;
 
 /** Run one tool call. The only tool is bash; anything else is an error result, never a throw. */
 async function runTool(call: ToolCall, options: AgentLoopOptions): Promise<ToolResult> {
   if (call.inputError) return toolError(`Error: invalid arguments: ${call.inputError}`);
   if (call.name !== "bash") return toolError(`Error: unknown tool "${call.name}"; the only tool is bash.`);
   return runBashTool(call.input, { cwd: options.cwd, timeoutMs: options.bashTimeoutMs });
+}
+
+/** The result of a tool call from a turn that was cut short or refused: it was not run. */
+function notRun(turn: AgentTurn): ToolResult {
+  return toolError(`Error: not run; the turn stopped with "${turn.providerStopReason}", so no tool from it runs.`);
+}
+
+/** A tool result as the API wants it: answering its call's id. */
+function resultBlock(call: ToolCall, output: ToolResult): ToolResultBlockParam {
+  return { type: "tool_result", tool_use_id: call.id, content: output.content, is_error: output.isError };
 }
 
 /**
@@ -80,7 +92,7 @@ export async function agentLoop(
     options.observer?.modelCall?.(turns);
     const response = await client.messages.create({
       model: options.model,
-      max_tokens: options.maxTokens ?? 8192,
+      max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
       system,
       tools: [bashToolDefinition],
       messages,
@@ -99,7 +111,13 @@ export async function agentLoop(
       usage,
     });
     const stop = stopReasonFor(turn);
-    if (stop) return result(stop);
+    if (stop) {
+      // a cut or refused turn runs no tool, but each tool_use still needs its tool_result
+      if (turn.toolCalls.length > 0) {
+        messages.push({ role: "user", content: turn.toolCalls.map((call) => resultBlock(call, notRun(turn))) });
+      }
+      return result(stop);
+    }
 
     if (turn.toolCalls.length > 0) {
       // every call answered, in tool_use order, all in ONE user message
@@ -109,7 +127,7 @@ export async function agentLoop(
         const output = await runTool(call, options);
         toolCalls++;
         options.observer?.toolResult?.(call, output);
-        results.push({ type: "tool_result", tool_use_id: call.id, content: output.content, is_error: output.isError });
+        results.push(resultBlock(call, output));
       }
       messages.push({ role: "user", content: results });
     }
