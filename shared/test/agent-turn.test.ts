@@ -137,9 +137,12 @@ describe("AgentTurn.fromResponse", () => {
     ["a numeric id", { type: "tool_use", id: 7, name: "bash", input: {} }],
   ])("drops a tool_use with %s from the calls and the history", (_what, block) => {
     const turn = AgentTurn.fromResponse(
-      response([{ type: "text", text: "calling" }, block, { type: "tool_use", id: "toolu_ok", name: "bash", input: {} }], {
-        stop_reason: "tool_use",
-      }),
+      response(
+        [{ type: "text", text: "calling" }, block, { type: "tool_use", id: "toolu_ok", name: "bash", input: {} }],
+        {
+          stop_reason: "tool_use",
+        },
+      ),
     );
     expect(turn.toolCalls.map((c) => c.id)).toEqual(["toolu_ok"]);
     expect(turn.historyContent).toEqual([
@@ -207,7 +210,13 @@ describe("AgentTurn.fromResponse", () => {
   });
 
   it("keeps extra fields of a tool_use block (such as caller) in the history", () => {
-    const block = { type: "tool_use", id: "toolu_1", name: "bash", input: { command: "ls" }, caller: { type: "direct" } };
+    const block = {
+      type: "tool_use",
+      id: "toolu_1",
+      name: "bash",
+      input: { command: "ls" },
+      caller: { type: "direct" },
+    };
     const turn = AgentTurn.fromResponse(response([block]));
     expect(turn.historyContent[0]).toEqual(block);
   });

@@ -40,11 +40,7 @@ describe("appendAssistantTurn", () => {
     appendAssistantTurn(history, paused);
     appendAssistantTurn(history, turn([{ type: "text", text: "Found it." }]));
     expect(history).toHaveLength(2);
-    expect((history[1].content as { type: string }[]).map((b) => b.type)).toEqual([
-      "text",
-      "server_tool_use",
-      "text",
-    ]);
+    expect((history[1].content as { type: string }[]).map((b) => b.type)).toEqual(["text", "server_tool_use", "text"]);
     expect(isValidHistory(history)).toBe(true);
   });
 

@@ -40,7 +40,13 @@ describe("historyProblems", () => {
     ["a final empty assistant message", [user("hi"), assistant([])]],
     [
       "thinking and blocks of unknown types",
-      [user("hi"), assistant([{ type: "thinking", thinking: "hm", signature: "s" }, { type: "text", text: "ok" }])],
+      [
+        user("hi"),
+        assistant([
+          { type: "thinking", thinking: "hm", signature: "s" },
+          { type: "text", text: "ok" },
+        ]),
+      ],
     ],
   ] as [string, MessageParam[]][])("finds nothing wrong with %s", (_what, history) => {
     expect(historyProblems(history)).toEqual([]);
@@ -77,12 +83,22 @@ describe("historyProblems", () => {
     ],
     [
       "a tool_use id used twice",
-      [user("go"), assistant([toolUse("a")]), user([toolResult("a")]), assistant([toolUse("a")]), user([toolResult("a")])],
+      [
+        user("go"),
+        assistant([toolUse("a")]),
+        user([toolResult("a")]),
+        assistant([toolUse("a")]),
+        user([toolResult("a")]),
+      ],
       /tool_use id a is used twice/,
     ],
     ["two user messages in a row", [user("one"), user("two")], /message 1 \(user\): expected a assistant message/],
     ["two assistant messages in a row", [user("hi"), assistant("a"), assistant("b")], /message 2 \(assistant\)/],
-    ["an assistant message first", [assistant("hello"), user("hi")], /message 0 \(assistant\): expected a user message/],
+    [
+      "an assistant message first",
+      [assistant("hello"), user("hi")],
+      /message 0 \(assistant\): expected a user message/,
+    ],
     ["an empty text block", [user([{ type: "text", text: "" }])], /empty text block/],
     ["an empty text block in an answer", [user("hi"), assistant([{ type: "text", text: "" }])], /empty text block/],
     ["an empty user message", [user("")], /empty content/],
