@@ -144,8 +144,8 @@ describe("runBash", () => {
   describe("a fresh shell per call", () => {
     it("does not carry a cd or an export into the next call", async () => {
       await runBash("mkdir sub && cd sub && export HARNESS_LEAK_TEST=leaked", { cwd });
-      const result = await runBash('pwd; echo "[${HARNESS_LEAK_TEST:-}]"', { cwd });
-      expect(result.content).toBe(`${cwd}\n[]\n[exit code 0]`);
+      const result = await runBash("pwd; printenv HARNESS_LEAK_TEST || echo unset", { cwd });
+      expect(result.content).toBe(`${cwd}\nunset\n[exit code 0]`);
     });
 
     it("keeps the output of two calls at once apart", async () => {
