@@ -129,7 +129,7 @@ describe("runBash", () => {
     expect(result.content).toMatch(/could not start bash/);
   });
 
-  describe("stdin", () => {
+  describe("stdin", { timeout: 20_000 }, () => {
     it("gives cat an immediate end of input", async () => {
       const result = await runBash("cat", { cwd, timeoutMs: 8000 });
       expect(result).toEqual({ content: "(no output)\n[exit code 0]", isError: false });
@@ -235,7 +235,8 @@ describe("runBash", () => {
     });
   });
 
-  describe("stopping a command", () => {
+  // generous limits: these wait for processes to die, and a shared machine can be slow
+  describe("stopping a command", { timeout: 20_000 }, () => {
     it("kills a command that runs past its timeout, grandchildren included", async () => {
       const result = await runBash("echo $$ > group.pid; sh -c 'sleep 100 & echo $! > grandchild.pid; wait'", {
         cwd,
