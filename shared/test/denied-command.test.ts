@@ -31,6 +31,8 @@ describe("deniedReason", () => {
     ["echo $(reboot)", "shutdown or reboot"],
     ["ls\nshutdown now", "shutdown or reboot"],
     ["sudo init 6", "shutdown or reboot"],
+    ["nohup reboot &", "shutdown or reboot"],
+    ["exec shutdown now", "shutdown or reboot"],
     ["init 0", "shutdown or reboot"],
     [":(){ :|:& };:", "a fork bomb"],
     [":() { : | : & } ; :", "a fork bomb"],
