@@ -12,8 +12,11 @@ import type { AgentTurn } from "./agent-turn.ts";
  */
 export function appendAssistantTurn(messages: MessageParam[], turn: AgentTurn): void {
   const last = messages.at(-1);
-  if (last?.role === "assistant" && Array.isArray(last.content)) {
-    last.content = [...last.content, ...turn.historyContent];
+  if (last?.role === "assistant") {
+    // a prefill may be a plain string: it becomes the first text block of the merged message
+    const text = typeof last.content === "string" ? last.content : "";
+    const blocks = Array.isArray(last.content) ? last.content : text ? [{ type: "text" as const, text }] : [];
+    last.content = [...blocks, ...turn.historyContent];
     return;
   }
   messages.push({ role: "assistant", content: [...turn.historyContent] });

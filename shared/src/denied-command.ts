@@ -10,10 +10,11 @@
 const DENIED: ReadonlyArray<readonly [RegExp, string]> = [
   [/\brm\s+(?:-\S+\s+)*(?:\/|\/\*|~|~\/|\$HOME\/?)(?=\s|$|[;&|)])/, "rm of / or the home directory"],
   [/--no-preserve-root\b/, "rm --no-preserve-root"],
-  [/(?:^|[\s;&|(])mkfs(?:\.\w+)?\b/, "mkfs (formats a file system)"],
-  [/(?:^|[\s;&|(])(?:sudo\s+)?(?:shutdown|reboot|halt|poweroff)\b/, "shutdown or reboot"],
+  // each word counts only where it is run as a command: `grep reboot` and `echo shutdown` run
+  [/(?:^|[;&|({`\n]|\b(?:sudo|exec|nohup|then|do|else)\s)\s*mkfs(?:\.\w+)?\b/, "mkfs (formats a file system)"],
+  [/(?:^|[;&|({`\n]|\b(?:sudo|exec|nohup|then|do|else)\s)\s*(?:shutdown|reboot|halt|poweroff)\b/, "shutdown or reboot"],
   [/\bsystemctl\s+(?:poweroff|reboot|halt|kexec)\b/, "shutdown or reboot"],
-  [/(?:^|[\s;&|(])init\s+[06]\b/, "shutdown or reboot"],
+  [/(?:^|[;&|({`\n]|\b(?:sudo|exec|nohup|then|do|else)\s)\s*init\s+[06]\b/, "shutdown or reboot"],
   [/:\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;?\s*:/, "a fork bomb"],
   [/(?:>|\bof=)\s*\/dev\/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|mapper\/)/, "a write to a raw disk device"],
 ];

@@ -33,6 +33,8 @@ export function historyProblems(messages: readonly MessageParam[]): string[] {
     const blocks = blocksOf(message);
     const isFinalAssistant = i === messages.length - 1 && message.role === "assistant";
     if (blocks.length === 0 && !isFinalAssistant) problems.push(`${where}: empty content`);
+    if (Array.isArray(message.content) && blocks.length < message.content.length)
+      problems.push(`${where}: a content block is not an object`);
     for (const block of blocks) {
       if (block.type === "text" && (typeof block.text !== "string" || block.text === "")) {
         problems.push(`${where}: empty text block`);
@@ -82,7 +84,8 @@ function blocksOf(message: MessageParam | undefined): LooseBlock[] {
   if (!message) return [];
   if (typeof message.content === "string")
     return message.content === "" ? [] : [{ type: "text", text: message.content }];
-  return Array.isArray(message.content) ? (message.content as LooseBlock[]) : [];
+  if (!Array.isArray(message.content)) return [];
+  return (message.content as unknown[]).filter((b): b is LooseBlock => typeof b === "object" && b !== null);
 }
 
 function toolUseIds(blocks: LooseBlock[]): string[] {

@@ -15,13 +15,15 @@ export function describeError(error: unknown, context: ErrorContext = {}): strin
   const endpoint = context.baseURL ?? "https://api.anthropic.com";
   if (error instanceof APIConnectionTimeoutError) return `the request to ${endpoint} timed out`;
   if (error instanceof APIConnectionError) {
-    const cause = (error.cause as { code?: string; message?: string } | undefined) ?? {};
-    return `could not reach ${endpoint} (${cause.code ?? cause.message ?? error.message})`;
+    // fetch wraps the system error: `fetch failed`, caused by ECONNREFUSED, ENOTFOUND, ...
+    const cause = (error.cause as { code?: string; message?: string; cause?: { code?: string } } | undefined) ?? {};
+    return `could not reach ${endpoint} (${cause.code ?? cause.cause?.code ?? cause.message ?? error.message})`;
   }
   if (error instanceof APIError) {
     const body = error.error as { error?: { type?: string; message?: string } } | undefined;
     const type = body?.error?.type ?? error.type ?? "error";
-    const message = body?.error?.message ?? error.message;
+    // a proxy's error page or a compatible server's message may span lines: keep them on one
+    const message = String(body?.error?.message ?? error.message).replace(/\s*\n\s*/g, " ");
     const status = error.status === undefined ? "stream error" : `${error.status}`;
     const what = `the API answered ${status} ${type}: ${message}`;
     if (error.status === 401) return `${what}; the key was rejected (${context.keySource ?? "no key was sent"})`;

@@ -73,14 +73,17 @@ export function parseCliArgs(
   if (!v.help && !isDirectory(cwd)) throw new UsageError(`--cwd: ${cwd} is not a directory`);
   return {
     prompt: prompt === "" ? undefined : prompt,
+    // with --help, a bad value is not worth an error: the help is what was asked for
     maxTurns:
-      v["max-turns"] === undefined ? DEFAULT_MAX_TURNS : positiveInteger("--max-turns", v["max-turns"] as string),
+      v["max-turns"] === undefined || v.help
+        ? DEFAULT_MAX_TURNS
+        : positiveInteger("--max-turns", v["max-turns"] as string),
     json: v.json === true,
     offline: v.offline === true,
     model: v.model as string | undefined,
     cwd,
     bashTimeoutSeconds:
-      v["bash-timeout"] === undefined
+      v["bash-timeout"] === undefined || v.help
         ? DEFAULT_BASH_TIMEOUT_SECONDS
         : positiveNumber("--bash-timeout", v["bash-timeout"] as string),
     help: v.help === true,

@@ -1,0 +1,104 @@
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
+import Anthropic from "@anthropic-ai/sdk";
+import { describe, expect, it } from "vitest";
+import { describeError } from "../src/cli/describe-error.ts";
+import type { ScriptStep } from "../src/scripted-model/script.ts";
+import { ScriptedModel } from "../src/scripted-model/scripted-model.ts";
+
+const params = { model: "claude-test", max_tokens: 100, messages: [{ role: "user" as const, content: "hi" }] };
+
+/** The error the real SDK throws for this scripted step, with no retries. */
+async function sdkError(step: ScriptStep, stream = false): Promise<unknown> {
+  const client = new ScriptedModel({ script: [step] }).client({ maxRetries: 0 });
+  if (stream)
+    return client.messages
+      .stream(params)
+      .finalMessage()
+      .catch((e: unknown) => e);
+  return client.messages.create(params).catch((e: unknown) => e);
+}
+
+/** The error the real SDK throws when its fetch answers or fails like this. */
+async function errorFrom(fetch: () => Promise<Response>): Promise<unknown> {
+  const client = new Anthropic({ apiKey: "k", baseURL: "http://127.0.0.1:9", fetch, maxRetries: 0 });
+  return client.messages.create(params).catch((e: unknown) => e);
+}
+
+describe("describeError", () => {
+  it("names where the rejected key came from on a 401", async () => {
+    const error = await sdkError({ kind: "http_error", status: 401 });
+    const line = describeError(error, { keySource: "ANTHROPIC_API_KEY from /repo/.env" });
+    expect(line).toBe(
+      "the API answered 401 authentication_error: invalid x-api-key; the key was rejected (ANTHROPIC_API_KEY from /repo/.env)",
+    );
+  });
+
+  it("says no key was sent on a 401 when it does not know of one", async () => {
+    expect(describeError(await sdkError({ kind: "http_error", status: 401 }))).toMatch(/\(no key was sent\)$/);
+  });
+
+  it("names the endpoint it could not reach, and why", async () => {
+    // a port that was free a moment ago: nothing listens there now
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    const baseURL = `http://127.0.0.1:${port}`;
+    const client = new Anthropic({ apiKey: "k", baseURL, maxRetries: 0 });
+    const error = await client.messages.create(params).catch((e: unknown) => e);
+    expect(describeError(error, { baseURL })).toBe(`could not reach ${baseURL} (ECONNREFUSED)`);
+  });
+
+  it("names the default endpoint when no base URL was set", async () => {
+    const error = await errorFrom(() => Promise.reject(new TypeError("fetch failed")));
+    expect(describeError(error)).toMatch(/^could not reach https:\/\/api\.anthropic\.com/);
+  });
+
+  it("says a request timed out, and where to", async () => {
+    const client = new ScriptedModel({ script: [{ kind: "hang" }] }).client({ maxRetries: 0, timeout: 50 });
+    const error = await client.messages.create(params).catch((e: unknown) => e);
+    expect(describeError(error, { baseURL: "http://localhost:11434" })).toBe(
+      "the request to http://localhost:11434 timed out",
+    );
+  });
+
+  it.each([
+    [429, /^the API answered 429 rate_limit_error: .* \(after retries\)$/],
+    [529, /^the API answered 529 overloaded_error: Overloaded \(after retries\)$/],
+    [500, /^the API answered 500 api_error: Internal server error \(after retries\)$/],
+  ])("says a %i came after the retries", async (status, line) => {
+    expect(describeError(await sdkError({ kind: "http_error", status }))).toMatch(line);
+  });
+
+  it("points to --model when the model is not found", async () => {
+    const error = await sdkError({ kind: "http_error", status: 404, message: "model: claude-nope" });
+    expect(describeError(error)).toBe(
+      "the API answered 404 not_found_error: model: claude-nope; check --model or MODEL_ID",
+    );
+  });
+
+  it("describes an error event in a stream", async () => {
+    const error = await sdkError({ kind: "sse_error", afterEvents: 2 }, true);
+    expect(describeError(error)).toBe("the API answered stream error overloaded_error: Overloaded");
+  });
+
+  it("keeps an error page from a proxy on one line", async () => {
+    const page = "<html>\n<head><title>502 Bad Gateway</title></head>\n<body>bad gateway</body>\n</html>\n";
+    const error = await errorFrom(async () => new Response(page, { status: 502 }));
+    const line = describeError(error);
+    expect(line).not.toContain("\n");
+    expect(line).toMatch(/^the API answered 502 .*Bad Gateway/);
+  });
+
+  it("keeps a multi-line API message on one line", async () => {
+    const error = await sdkError({ kind: "http_error", status: 400, message: "first problem\nsecond problem" });
+    expect(describeError(error)).toBe("the API answered 400 invalid_request_error: first problem second problem");
+  });
+
+  it("gives the first line of any other error", () => {
+    expect(describeError(new Error("something broke\n    at a stack frame"))).toBe("something broke");
+    expect(describeError("a thrown string\nwith two lines")).toBe("a thrown string");
+    expect(describeError(42)).toBe("42");
+  });
+});

@@ -1,0 +1,163 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { DEFAULT_MAX_TURNS, type ExtraOption, parseCliArgs, UsageError, usage } from "../src/cli/parse-cli-args.ts";
+import { DEFAULT_BASH_TIMEOUT_SECONDS } from "../src/run-bash.ts";
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), "parse-cli-args-")));
+mkdirSync(join(root, "sub"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const parse = (argv: string[], extras: ExtraOption[] = []) => parseCliArgs(argv, { cwd: root }, extras);
+
+/** The UsageError that parsing `argv` throws. */
+function usageError(argv: string[]): UsageError {
+  try {
+    parse(argv);
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return error as UsageError;
+  }
+  throw new Error(`parsing ${JSON.stringify(argv)} did not throw`);
+}
+
+const trace: ExtraOption = { name: "trace", type: "string", help: "--trace ID          save every iteration" };
+const quiet: ExtraOption = { name: "quiet", type: "boolean", help: "--quiet             print less" };
+
+describe("parseCliArgs", () => {
+  it("has the contract's defaults", () => {
+    expect(parse([])).toEqual({
+      prompt: undefined,
+      maxTurns: DEFAULT_MAX_TURNS,
+      json: false,
+      offline: false,
+      model: undefined,
+      cwd: root,
+      bashTimeoutSeconds: DEFAULT_BASH_TIMEOUT_SECONDS,
+      help: false,
+      extra: {},
+    });
+    expect(DEFAULT_MAX_TURNS).toBe(8);
+    expect(DEFAULT_BASH_TIMEOUT_SECONDS).toBe(120);
+  });
+
+  it("joins the words of the prompt", () => {
+    expect(parse(["list", "the", "files"]).prompt).toBe("list the files");
+  });
+
+  it("reads a prompt of spaces as no prompt", () => {
+    expect(parse(["  "]).prompt).toBeUndefined();
+  });
+
+  it("takes words after -- as the prompt, even when they look like options", () => {
+    expect(parse(["--", "--json", "is", "a", "flag"]).prompt).toBe("--json is a flag");
+  });
+
+  it("reads every option", () => {
+    const options = parse([
+      "--max-turns",
+      "3",
+      "--json",
+      "--offline",
+      "--model",
+      "claude-x",
+      "--cwd",
+      "sub",
+      "--bash-timeout=2.5",
+      "hello",
+    ]);
+    expect(options).toMatchObject({
+      prompt: "hello",
+      maxTurns: 3,
+      json: true,
+      offline: true,
+      model: "claude-x",
+      cwd: join(root, "sub"),
+      bashTimeoutSeconds: 2.5,
+      help: false,
+    });
+  });
+
+  it("takes an absolute --cwd as it is", () => {
+    expect(parse(["--cwd", join(root, "sub")]).cwd).toBe(join(root, "sub"));
+  });
+
+  it.each([["-h"], ["--help"]])("reads %s as help", (flag) => {
+    expect(parse([flag]).help).toBe(true);
+  });
+
+  it("lets --help win over a --cwd that does not exist", () => {
+    expect(parse(["--help", "--cwd", "nowhere"]).help).toBe(true);
+  });
+
+  it("lets --help win over a bad value", () => {
+    expect(parse(["--max-turns", "0", "--help"]).help).toBe(true);
+    expect(parse(["-h", "--bash-timeout", "soon"]).help).toBe(true);
+  });
+
+  it.each([
+    [["--max-turns", "0"], '--max-turns must be a whole number of at least 1, not "0"'],
+    [["--max-turns", "2.5"], '--max-turns must be a whole number of at least 1, not "2.5"'],
+    [["--max-turns", "many"], '--max-turns must be a whole number of at least 1, not "many"'],
+    [["--max-turns", ""], '--max-turns must be a whole number of at least 1, not ""'],
+    [["--bash-timeout", "0"], '--bash-timeout must be a number of seconds above 0, not "0"'],
+    [["--bash-timeout=-5"], '--bash-timeout must be a number of seconds above 0, not "-5"'],
+    [["--bash-timeout", "Infinity"], '--bash-timeout must be a number of seconds above 0, not "Infinity"'],
+    [["--bash-timeout", "soon"], '--bash-timeout must be a number of seconds above 0, not "soon"'],
+  ])("refuses %j with one clear line", (argv, message) => {
+    expect(usageError(argv).message).toBe(message);
+  });
+
+  it("refuses a --cwd that is not a directory", () => {
+    expect(usageError(["--cwd", "nowhere"]).message).toBe(`--cwd: ${join(root, "nowhere")} is not a directory`);
+  });
+
+  it.each([
+    [["--frobnicate"], /--frobnicate/],
+    [["-x"], /-x/],
+    [["--max-turns"], /--max-turns/],
+    [["--json=yes"], /--json/],
+  ])("refuses %j in one line that points to --help", (argv, mentions) => {
+    const { message } = usageError(argv);
+    expect(message).toMatch(mentions);
+    expect(message).toMatch(/\(see --help\)$/);
+    expect(message).not.toContain("\n");
+  });
+
+  it("reads a chapter's own options into extra", () => {
+    expect(parse(["--trace", "abc", "--quiet"], [trace, quiet]).extra).toEqual({ trace: "abc", quiet: true });
+    expect(parse([], [trace, quiet]).extra).toEqual({ trace: undefined, quiet: undefined });
+  });
+
+  it("refuses a chapter's option in a chapter that does not have it", () => {
+    expect(usageError(["--trace", "abc"]).message).toMatch(/--trace/);
+  });
+});
+
+describe("usage", () => {
+  const text = usage("s01", "one bounded loop and a bash tool", [trace]);
+
+  it("names the command, its summary and its REPL prompt", () => {
+    expect(text.split("\n")[0]).toBe("s01: one bounded loop and a bash tool");
+    expect(text).toContain("usage: pnpm s01 [options] [prompt]");
+    expect(text).toContain('("s01 >> ", q / exit / Ctrl-D quits');
+  });
+
+  it.each(["--max-turns N", "--json", "--offline", "--model ID", "--cwd DIR", "--bash-timeout S", "-h, --help"])(
+    "lists %s",
+    (option) => {
+      expect(text).toContain(`  ${option}`);
+    },
+  );
+
+  it("lists a chapter's own options", () => {
+    expect(text).toContain("  --trace ID          save every iteration");
+  });
+
+  it("states the defaults and the exit statuses", () => {
+    expect(text).toContain("(default 8)");
+    expect(text).toContain("(default 120)");
+    expect(text).toContain("exit status: 0 final_answer, 2 max_turns, 3 max_tokens, 1 error, 130 interrupted");
+  });
+});
