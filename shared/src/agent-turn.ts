@@ -48,8 +48,9 @@ export class AgentTurn {
   /**
    * Normalise one provider response. Never throws, whatever the response holds.
    *
-   * Contract: a `tool_use` block without a string id and name is dropped from both the tool
-   * calls and the history (the API would reject it and no result could answer it); one whose
+   * Contract: a `tool_use` block without a string id and name, or with the id of an earlier block,
+   * is dropped from both the tool calls and the history (the API would reject it and no result
+   * could answer it exactly once); one whose
    * input is not a JSON object keeps its id, gets `{}` as input in the history and an
    * `inputError`, so the loop can answer it with an error instead of running it.
    * Contract: `historyContent` is never empty; a response with no content is recorded as one
@@ -68,6 +69,7 @@ export class AgentTurn {
         history.push(block as unknown as ContentBlockParam);
       } else if (block.type === "tool_use") {
         if (!isNonEmptyString(block.id) || !isNonEmptyString(block.name)) continue;
+        if (toolCalls.some((c) => c.id === block.id)) continue; // one result per id: a repeated id is dropped
         const call = toolCallFrom(block.id, block.name, block.input);
         toolCalls.push(call);
         history.push({ ...block, input: call.inputError ? {} : call.input } as ContentBlockParam);

@@ -305,3 +305,17 @@ describe("AgentTurn.fromResponse on recorded API responses", () => {
     expect(tasks[0].description).toContain('"What should I do next after this run?"');
   });
 });
+
+describe("AgentTurn.fromResponse with a repeated tool_use id", () => {
+  it("keeps only the first block of an id, so each id is answered exactly once", () => {
+    const turn = AgentTurn.fromResponse({
+      content: [
+        { type: "tool_use", id: "toolu_same", name: "bash", input: { command: "echo 1" } },
+        { type: "tool_use", id: "toolu_same", name: "bash", input: { command: "echo 2" } },
+      ],
+      stop_reason: "tool_use",
+    } as never);
+    expect(turn.toolCalls.map((c) => c.input.command)).toEqual(["echo 1"]);
+    expect(turn.historyContent.filter((b) => b.type === "tool_use")).toHaveLength(1);
+  });
+});

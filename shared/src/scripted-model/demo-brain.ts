@@ -49,7 +49,8 @@ export function demoBrain(request: MessageCreateParams): ScriptedReply {
       "so I only know a few prompts. Try one of these:\n" +
       `${examples}\n` +
       "To use a real model, set ANTHROPIC_API_KEY (in your shell or in .env at the repository root), " +
-      "or point ANTHROPIC_BASE_URL at an Anthropic-compatible endpoint, and run without --offline.",
+      "or point ANTHROPIC_BASE_URL at an Anthropic-compatible endpoint (with any key it accepts, e.g. " +
+      "ANTHROPIC_AUTH_TOKEN=ollama), and run without --offline.",
   );
 }
 
