@@ -27,7 +27,7 @@ export const globTool = defineTool({
     if (pattern.startsWith("/") || pattern.split("/").includes("..")) {
       return codedError("outside_workdir", `the pattern ${pattern} reaches outside ${path}; use a relative pattern.`);
     }
-    const files = await glob(pattern, {
+    const found = await glob(pattern, {
       cwd: base.path,
       absolute: true,
       dot: true,
@@ -35,6 +35,8 @@ export const globTool = defineTool({
       followSymbolicLinks: false,
       ignore: SKIPPED_DIRECTORIES,
     });
+    // a pattern can still reach through a linked directory: keep only what really is inside
+    const files = found.filter((file) => resolveInWorkdir(cwd, file).ok);
     const dated = await Promise.all(
       files.map(async (file) => ({ file, mtime: (await stat(file).catch(() => null))?.mtimeMs ?? 0 })),
     );

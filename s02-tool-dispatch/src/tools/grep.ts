@@ -46,7 +46,9 @@ export const grepTool = defineTool({
             followSymbolicLinks: false,
             ignore: SKIPPED_DIRECTORIES,
           })
-        ).sort();
+        )
+          .filter((file) => resolveInWorkdir(cwd, file).ok) // never read through a link (or an include) that leads out
+          .sort();
     const matches: string[] = [];
     let total = 0;
     for (const file of files) {
