@@ -289,8 +289,31 @@ const editFile: Skill = {
 };
 const EDIT = /\bin ([\w./-]+),? replace ["“](.+?)["”] with ["“](.*?)["”]/i;
 
+const runCommand: Skill = {
+  example: "Run `ls -la`",
+  needs: ["bash"],
+  matches: (prompt) => RUN.test(prompt.trim()),
+  next({ prompt, exchanges }) {
+    const command = RUN.exec(prompt.trim())?.[1] ?? "";
+    if (exchanges.length === 0) return withBlocks([bash(command)]);
+    const { output, exitCode } = bashOutput(exchanges[0]);
+    const status = exitCode === null ? "did not finish" : `exited with code ${exitCode}`;
+    return textReply(`\`${command}\` ${status}${output ? ` and printed:\n\n${output}` : " and printed nothing."}`);
+  },
+};
+const RUN = /^run (?:the command )?`([^`]+)`$/i;
+
 /** Every skill, in the order they are tried. Chapters' tools decide which are offered. */
-export const SKILLS: Skill[] = [createFile, listTypeScript, gitBranch, summariseFile, findTodos, readSeveral, editFile];
+export const SKILLS: Skill[] = [
+  createFile,
+  listTypeScript,
+  gitBranch,
+  runCommand,
+  summariseFile,
+  findTodos,
+  readSeveral,
+  editFile,
+];
 
 function quote(value: string): string {
   return /^[\w./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
