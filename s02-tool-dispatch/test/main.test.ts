@@ -104,7 +104,7 @@ afterAll(async () => {
 
 describe("s02 CLI", { timeout: 30_000 }, () => {
   describe("the try-it prompts, offline", () => {
-    it.concurrent("summarises README.md from a real read; --json adds the result as the last line", async () => {
+    it("summarises README.md from a real read; --json adds the result as the last line", async () => {
       const cwd = demoDir();
       const { code, stdout, stderr } = await runCli([
         "--offline",
@@ -137,7 +137,7 @@ describe("s02 CLI", { timeout: 30_000 }, () => {
       expect(last.usage).toEqual({ inputTokens: expect.any(Number), outputTokens: expect.any(Number) });
     });
 
-    it.concurrent("finds the TODO comments with grep", async () => {
+    it("finds the TODO comments with grep", async () => {
       const { code, stdout } = await runCli([
         "--offline",
         "--cwd",
@@ -150,7 +150,7 @@ describe("s02 CLI", { timeout: 30_000 }, () => {
       expect(stdout).toContain("- app.ts:2: export const x = 1; // FIXME: name");
     });
 
-    it.concurrent("reads three files in one turn, labelling each result with its call", async () => {
+    it("reads three files in one turn, labelling each result with its call", async () => {
       const { code, stdout } = await runCli([
         "--offline",
         "--cwd",
@@ -165,7 +165,7 @@ describe("s02 CLI", { timeout: 30_000 }, () => {
       expect(stdout).toContain("── final_answer · 2 turns · 3 tool calls");
     });
 
-    it.concurrent("edits notes.txt and reads it back", async () => {
+    it("edits notes.txt and reads it back", async () => {
       const cwd = demoDir();
       const { code, stdout } = await runCli([
         "--offline",
@@ -181,7 +181,7 @@ describe("s02 CLI", { timeout: 30_000 }, () => {
   });
 
   describe("exit status", () => {
-    it.concurrent("is 2 when the turn budget is spent", async () => {
+    it("is 2 when the turn budget is spent", async () => {
       const { code, stdout } = await runCli([
         "--offline",
         "--max-turns",
@@ -194,7 +194,7 @@ describe("s02 CLI", { timeout: 30_000 }, () => {
       expect(stdout).toContain("── max_turns · 1 turn · 1 tool call");
     });
 
-    it.concurrent("is 3 when the model is cut off at max_tokens", async () => {
+    it("is 3 when the model is cut off at max_tokens", async () => {
       const { model, env } = await scriptedServer([
         reply([text("I was about to"), toolUse("bash", { command: "touch cut" })], { stopReason: "max_tokens" }),
       ]);
@@ -206,20 +206,20 @@ describe("s02 CLI", { timeout: 30_000 }, () => {
       expect(model.requests).toHaveLength(1);
     });
 
-    it.concurrent("is 1 for bad usage, with one line on stderr", async () => {
+    it("is 1 for bad usage, with one line on stderr", async () => {
       const { code, stderr } = await runCli(["--max-turns", "0", "hi"]);
       expect(code).toBe(1);
       expect(stderr).toBe('s02: error: --max-turns must be a whole number of at least 1, not "0"\n');
     });
 
-    it.concurrent("is 1 for an API error, with one line on stderr and no stack", async () => {
+    it("is 1 for an API error, with one line on stderr and no stack", async () => {
       const { env } = await scriptedServer([{ kind: "http_error", status: 400, message: "this request is wrong" }]);
       const { code, stderr } = await runCli(["--cwd", demoDir(), "hi"], env);
       expect(code).toBe(1);
       expect(stderr).toBe("s02: error: the API answered 400 invalid_request_error: this request is wrong\n");
     });
 
-    it.concurrent("is 130 when Ctrl-C stops a one-shot prompt", async () => {
+    it("is 130 when Ctrl-C stops a one-shot prompt", async () => {
       const { model, env } = await scriptedServer([{ kind: "hang" }]);
       const cli = startCli(["--cwd", demoDir(), "hi"], env);
       await until(() => model.requests.length === 1);

@@ -93,6 +93,15 @@ describe("streamTurn", () => {
     expect(turn.historyContent).toEqual([{ type: "tool_use", id: "toolu_1", name: "bash", input: {} }]);
   });
 
+  it("never hands over a cut input as an object, which the SDK's messages.stream helper does", async () => {
+    const cut = reply([{ type: "tool_use", name: "bash", rawInput: '{"command": "rm x"', id: "toolu_1" }]);
+    // the helper's forgiving partial-JSON parse completes what the model never finished writing
+    const helper = await new ScriptedModel({ script: [cut] }).client().messages.stream(params).finalMessage();
+    expect(helper.content).toEqual([{ type: "tool_use", id: "toolu_1", name: "bash", input: { command: "rm x" } }]);
+    const { message } = await stream(cut);
+    expect(message?.content).toEqual([{ type: "tool_use", id: "toolu_1", name: "bash", input: '{"command": "rm x"' }]);
+  });
+
   it("reads an empty tool input as {}", async () => {
     const { message } = await stream(reply([{ type: "tool_use", name: "list", rawInput: "", id: "toolu_1" }]));
     expect(message?.content).toEqual([{ type: "tool_use", id: "toolu_1", name: "list", input: {} }]);
