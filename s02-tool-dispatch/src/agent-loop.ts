@@ -49,9 +49,13 @@ export interface AgentLoopOptions {
 
 /** What the loop tells its observer: the stream's progress, then the calls and their results. */
 export interface LoopObserver extends StreamObserver {
+  /** A model call is about to be made (the first is turn 1). */
   modelCall?(turnNumber: number): void;
+  /** The turn's response is complete and appended to the history. */
   turn?(turn: AgentTurn): void;
+  /** The turn's tool calls are about to run, all of them, in tool_use order. */
   toolCalls?(calls: readonly ToolCall[]): void;
+  /** One call's result, as it lands (calls that run at once land in any order). */
   toolResult?(call: ToolCall, result: ToolResult): void;
 }
 

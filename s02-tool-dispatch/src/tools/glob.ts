@@ -13,6 +13,7 @@ export const MAX_GLOB_RESULTS = 100;
 /** Directories no search descends into. */
 export const SKIPPED_DIRECTORIES = ["**/node_modules/**", "**/.git/**"];
 
+/** List files by glob pattern, newest first, at most `MAX_GLOB_RESULTS`. */
 export const globTool = defineTool({
   name: "glob",
   description: `Find files by glob pattern (e.g. "**/*.ts"), newest first, at most ${MAX_GLOB_RESULTS}. Skips node_modules and .git.`,

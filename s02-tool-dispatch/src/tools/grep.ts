@@ -13,6 +13,7 @@ import { resolveInWorkdir } from "./resolve-in-workdir.ts";
 /** The most matching lines one call returns. */
 export const MAX_GREP_MATCHES = 100;
 
+/** Search file contents with a regular expression, at most `MAX_GREP_MATCHES` lines. */
 export const grepTool = defineTool({
   name: "grep",
   description:
