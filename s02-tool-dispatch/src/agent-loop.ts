@@ -8,7 +8,7 @@
  * every tool_use still gets its result.
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import type { MessageParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import {
   type AgentLoopResult,
   AgentTurn,
@@ -19,7 +19,7 @@ import {
   type ToolCall,
   type ToolResult,
 } from "@harness/shared";
-import { type ToolMap, toolMap } from "./dispatch.ts";
+import { codedError, type ToolMap, toolMap } from "./dispatch.ts";
 import { runToolCalls } from "./run-tool-calls.ts";
 import { type StreamObserver, streamTurn } from "./stream-turn.ts";
 import { toApiTool } from "./tool.ts";
@@ -49,14 +49,30 @@ export interface AgentLoopOptions {
 
 /** What the loop tells its observer: the stream's progress, then the calls and their results. */
 export interface LoopObserver extends StreamObserver {
+  /** A model call is about to be made (the first is turn 1). */
   modelCall?(turnNumber: number): void;
+  /** The turn's response is complete and appended to the history. */
   turn?(turn: AgentTurn): void;
+  /** The turn's tool calls are about to run, all of them, in tool_use order. */
   toolCalls?(calls: readonly ToolCall[]): void;
+  /** One call's result, as it lands (calls that run at once land in any order). */
   toolResult?(call: ToolCall, result: ToolResult): void;
 }
 
 /** The default turn budget. */
 export const DEFAULT_MAX_TURNS = 8;
+/** The default cap on output tokens per model call. */
+export const DEFAULT_MAX_TOKENS = 8192;
+
+/** The result of a tool call from a turn that was cut short or refused: it was not run. */
+function notRun(turn: AgentTurn): ToolResult {
+  return codedError("not_run", `the turn stopped with "${turn.providerStopReason}", so no tool from it runs.`);
+}
+
+/** A tool result as the API wants it: answering its call's id. */
+function resultBlock(call: ToolCall, output: ToolResult): ToolResultBlockParam {
+  return { type: "tool_result", tool_use_id: call.id, content: output.content, is_error: output.isError };
+}
 
 /**
  * Run the loop on `messages` (which end with the user's prompt). The history is extended in place.
@@ -90,7 +106,7 @@ export async function agentLoop(
     observer.modelCall?.(turns);
     const request = {
       model: options.model,
-      max_tokens: options.maxTokens ?? 8192,
+      max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
       system,
       tools: [...tools.values()].map(toApiTool),
       messages,
@@ -104,7 +120,13 @@ export async function agentLoop(
     observer.turn?.(turn);
 
     const stop = stopReasonFor(turn);
-    if (stop) return result(stop, turns);
+    if (stop) {
+      // a cut or refused turn runs no tool, but each tool_use still needs its tool_result
+      if (turn.toolCalls.length > 0) {
+        messages.push({ role: "user", content: turn.toolCalls.map((call) => resultBlock(call, notRun(turn))) });
+      }
+      return result(stop, turns);
+    }
 
     if (turn.toolCalls.length > 0) {
       observer.toolCalls?.(turn.toolCalls);
@@ -112,17 +134,10 @@ export async function agentLoop(
       const outputs = await runToolCalls(tools, turn.toolCalls, context, observer.toolResult);
       toolCalls += outputs.length;
       // one result per call, in tool_use order, in ONE user message, even when interrupted
-      messages.push({
-        role: "user",
-        content: turn.toolCalls.map((call, i) => ({
-          type: "tool_result" as const,
-          tool_use_id: call.id,
-          content: outputs[i].content,
-          is_error: outputs[i].isError,
-        })),
-      });
+      messages.push({ role: "user", content: turn.toolCalls.map((call, i) => resultBlock(call, outputs[i])) });
       if (signal.aborted) return result("aborted", turns);
     }
+    // no tool calls and no stop: pause_turn, so the history goes back as it is
     if (turns >= maxTurns) return result("max_turns", turns);
   }
 }

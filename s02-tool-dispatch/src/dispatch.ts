@@ -9,12 +9,13 @@ import type { Tool, ToolContext } from "./tool.ts";
 /** Tools by name. */
 export type ToolMap = ReadonlyMap<string, Tool>;
 
-/** Why a call failed: the first four come from dispatch itself, the rest from handlers. */
+/** Why a call failed: the first four come from dispatch, `not_run` from the loop, the rest from handlers. */
 export type ToolErrorCode =
   | "unknown_tool" // no tool by that name
   | "invalid_arguments" // the input failed the schema (which field, what was wrong)
   | "handler_failed" // the handler threw
   | "interrupted" // Ctrl-C reached the call
+  | "not_run" // the turn was cut short (max_tokens) or refused, so none of its calls ran
   | "outside_workdir" // a path that leaves the working directory
   | "not_found" // no such file
   | "binary_file" // read_file shows text only

@@ -16,8 +16,11 @@ import type { Message, MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk
 export interface StreamObserver {
   /** The first event arrived: the model has started answering. */
   start?(): void;
+  /** A piece of text, as it arrives. */
   text?(delta: string): void;
+  /** A tool call's block started: its name and id are known, its input is still coming. */
   toolStart?(name: string, id: string): void;
+  /** A piece of a tool call's raw input JSON: progress only, never parsed. */
   toolInput?(partialJson: string): void;
 }
 

@@ -3,6 +3,7 @@ import { bashToolDefinition, runBash } from "@harness/shared";
 import { z } from "zod";
 import { defineTool } from "../tool.ts";
 
+/** Run a shell command in the working directory (s01's bash, with a schema). */
 export const bashTool = defineTool({
   name: "bash",
   description: bashToolDefinition.description ?? "Run a shell command.",

@@ -9,6 +9,7 @@ import { codedError } from "../dispatch.ts";
 import { defineTool } from "../tool.ts";
 import { resolveInWorkdir } from "./resolve-in-workdir.ts";
 
+/** Replace one exact, unique string in a file. */
 export const editFileTool = defineTool({
   name: "edit_file",
   description:

@@ -13,6 +13,7 @@ export const MAX_GLOB_RESULTS = 100;
 /** Directories no search descends into. */
 export const SKIPPED_DIRECTORIES = ["**/node_modules/**", "**/.git/**"];
 
+/** List files by glob pattern, newest first, at most `MAX_GLOB_RESULTS`. */
 export const globTool = defineTool({
   name: "glob",
   description: `Find files by glob pattern (e.g. "**/*.ts"), newest first, at most ${MAX_GLOB_RESULTS}. Skips node_modules and .git.`,
@@ -27,7 +28,7 @@ export const globTool = defineTool({
     if (pattern.startsWith("/") || pattern.split("/").includes("..")) {
       return codedError("outside_workdir", `the pattern ${pattern} reaches outside ${path}; use a relative pattern.`);
     }
-    const files = await glob(pattern, {
+    const found = await glob(pattern, {
       cwd: base.path,
       absolute: true,
       dot: true,
@@ -35,6 +36,8 @@ export const globTool = defineTool({
       followSymbolicLinks: false,
       ignore: SKIPPED_DIRECTORIES,
     });
+    // a pattern can still reach through a linked directory: keep only what really is inside
+    const files = found.filter((file) => resolveInWorkdir(cwd, file).ok);
     const dated = await Promise.all(
       files.map(async (file) => ({ file, mtime: (await stat(file).catch(() => null))?.mtimeMs ?? 0 })),
     );

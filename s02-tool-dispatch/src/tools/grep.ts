@@ -13,6 +13,7 @@ import { resolveInWorkdir } from "./resolve-in-workdir.ts";
 /** The most matching lines one call returns. */
 export const MAX_GREP_MATCHES = 100;
 
+/** Search file contents with a regular expression, at most `MAX_GREP_MATCHES` lines. */
 export const grepTool = defineTool({
   name: "grep",
   description:
@@ -46,7 +47,9 @@ export const grepTool = defineTool({
             followSymbolicLinks: false,
             ignore: SKIPPED_DIRECTORIES,
           })
-        ).sort();
+        )
+          .filter((file) => resolveInWorkdir(cwd, file).ok) // never read through a link (or an include) that leads out
+          .sort();
     const matches: string[] = [];
     let total = 0;
     for (const file of files) {

@@ -11,6 +11,7 @@ export const DEFAULT_READ_LIMIT = 2000;
 /** Characters kept of one line. */
 export const MAX_LINE_LENGTH = 2000;
 
+/** Read a text file with line numbers, a window of at most `DEFAULT_READ_LIMIT` lines by default. */
 export const readFileTool = defineTool({
   name: "read_file",
   description:

@@ -7,6 +7,7 @@ import { codedError } from "../dispatch.ts";
 import { defineTool } from "../tool.ts";
 import { resolveInWorkdir } from "./resolve-in-workdir.ts";
 
+/** Create or overwrite a file. */
 export const writeFileTool = defineTool({
   name: "write_file",
   description: "Create or overwrite a file in the working directory with the given content.",

@@ -1,0 +1,236 @@
+/**
+ * The chapter text cannot drift from the code: every number it states is the code's constant, every
+ * ```ts excerpt is found verbatim in the sources, every ```diff hunk is a real piece of the diff
+ * between s01's loop and this one, and the tables list what the code has.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { DEFAULT_BASH_TIMEOUT_SECONDS, EXIT_CODES, exitCodeFor, usage } from "@harness/shared";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_MAX_TURNS } from "../src/agent-loop.ts";
+import { dispatch, toolMap } from "../src/dispatch.ts";
+import { MAX_CONCURRENT_TOOLS } from "../src/run-tool-calls.ts";
+import { toApiTool } from "../src/tool.ts";
+import { MAX_GLOB_RESULTS } from "../src/tools/glob.ts";
+import { MAX_GREP_MATCHES } from "../src/tools/grep.ts";
+import { ALL_TOOLS, editFileTool } from "../src/tools/index.ts";
+import { DEFAULT_READ_LIMIT, MAX_LINE_LENGTH } from "../src/tools/read-file.ts";
+
+const CHAPTER = join(import.meta.dirname, "..");
+const REPO = join(CHAPTER, "..");
+const READMES = ["README.md", "README.zh.md"] as const;
+
+function readme(name: string): string {
+  return readFileSync(join(CHAPTER, name), "utf8");
+}
+
+/** The bodies of the fenced blocks with this info string. */
+function fences(markdown: string, lang: string): string[] {
+  return [...markdown.matchAll(/^```(\S*)\n([\s\S]*?)^```\s*$/gm)].filter((m) => m[1] === lang).map((m) => m[2]);
+}
+
+/** The text outside fenced blocks and inline code. */
+function prose(markdown: string): string {
+  return markdown.replace(/^```[\s\S]*?^```\s*$/gm, "").replace(/``[^\n]*?``|`[^`\n]*`/g, "");
+}
+
+/** Lines with their whitespace normalised, blank lines dropped. */
+function normalisedLines(text: string): string[] {
+  return text
+    .split("\n")
+    .map((line) => line.trim().replace(/\s+/g, " "))
+    .filter((line) => line !== "");
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith(".ts"))
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+const SOURCES = [join(CHAPTER, "src"), join(REPO, "shared", "src")].flatMap(sourceFiles).map((file) => ({
+  file,
+  lines: normalisedLines(readFileSync(file, "utf8")),
+}));
+
+/** True when `run` is a contiguous run of `lines`. */
+function containsRun(lines: string[], run: string[]): boolean {
+  for (let start = 0; start + run.length <= lines.length; start++) {
+    if (run.every((line, i) => lines[start + i] === line)) return true;
+  }
+  return false;
+}
+
+const WORDS: Record<string, number> = { six: 6, eight: 8, 六: 6, 八: 8 };
+
+/** Every number a pattern captures, as digits or as a word. */
+function captures(text: string, pattern: RegExp): number[] {
+  return [...text.matchAll(pattern)].map((m) => WORDS[m[1]] ?? Number(m[1]));
+}
+
+/**
+ * The numbers the text states, each with the phrasings (English and Chinese) it is stated in.
+ * Every phrasing found must carry the code's value, and each is stated at least once per language.
+ */
+const NUMBERS: { what: string; value: number; patterns: RegExp[] }[] = [
+  {
+    what: "the calls run at once (MAX_CONCURRENT_TOOLS)",
+    value: MAX_CONCURRENT_TOOLS,
+    patterns: [
+      /(\d+|eight) at a time/g,
+      /(eight|\d+) (?:safe )?calls/g,
+      /同时运行 (\d+) 个/g,
+      /(八|\d+) ?个(?:安全)?调用/g,
+    ],
+  },
+  {
+    what: "the lines read_file returns by default (DEFAULT_READ_LIMIT)",
+    value: DEFAULT_READ_LIMIT,
+    patterns: [/(\d+) lines/g, /(\d+) 行/g],
+  },
+  {
+    what: "the characters kept of a line (MAX_LINE_LENGTH)",
+    value: MAX_LINE_LENGTH,
+    patterns: [/(\d+) characters/g, /(\d+) 个字符/g],
+  },
+  {
+    what: "the paths glob returns (MAX_GLOB_RESULTS)",
+    value: MAX_GLOB_RESULTS,
+    patterns: [/(\d+) paths/g, /(\d+) 个路径/g],
+  },
+  {
+    what: "the matching lines grep returns (MAX_GREP_MATCHES)",
+    value: MAX_GREP_MATCHES,
+    patterns: [/(\d+) matches/g, /(\d+) 处匹配/g],
+  },
+  {
+    what: "the chapter's tools (ALL_TOOLS)",
+    value: ALL_TOOLS.length,
+    patterns: [/(?<!\w)(six|\d+) tool(?:s|\b)/g, /(六|\d+) ?个工具/g],
+  },
+  {
+    what: "the bash timeout (DEFAULT_BASH_TIMEOUT_SECONDS)",
+    value: DEFAULT_BASH_TIMEOUT_SECONDS,
+    patterns: [/(\d+) seconds/g, /(\d+) 秒/g],
+  },
+  {
+    what: "the exit status of an interrupted run (EXIT_CODES.aborted)",
+    value: EXIT_CODES.aborted,
+    patterns: [/exits? with (\d+)/g, /状态码 (\d+)/g],
+  },
+];
+
+/** The codes of `ToolErrorCode`, read from its declaration. */
+function declaredErrorCodes(): string[] {
+  const source = readFileSync(join(CHAPTER, "src", "dispatch.ts"), "utf8");
+  const declaration = /export type ToolErrorCode =([\s\S]*?);/.exec(source)?.[1] ?? "";
+  return [...declaration.matchAll(/\| "(\w+)"/g)].map((m) => m[1]);
+}
+
+/** A diff hunk's two sides: the lines it removes with its context, and the lines it adds with its context. */
+function hunkSides(hunk: string): { before: string[]; after: string[] } {
+  const lines = hunk.split("\n").filter((line) => line !== "");
+  const side = (keep: string) =>
+    normalisedLines(
+      lines
+        .filter((line) => line[0] === " " || line[0] === keep)
+        .map((line) => line.slice(1))
+        .join("\n"),
+    );
+  return { before: side("-"), after: side("+") };
+}
+
+describe.each(READMES)("%s", (name) => {
+  const text = readme(name);
+
+  it.each(NUMBERS)("states $what as the code's value", ({ value, patterns }) => {
+    const found = patterns.flatMap((pattern) => captures(prose(text), pattern));
+    expect(found.length).toBeGreaterThan(0);
+    for (const n of found) expect(n).toBe(value);
+  });
+
+  it("states no number in its prose that is not one of the code's", () => {
+    const allowed = new Set([...NUMBERS.map((n) => n.value), ...Object.values(EXIT_CODES), exitCodeFor("error")]);
+    const numbers = [...prose(text).matchAll(/(?<![\w.])\d+(?:\.\d+)?(?![\w.])/g)].map((m) => Number(m[0]));
+    expect(numbers.filter((n) => !allowed.has(n))).toEqual([]);
+  });
+
+  it("lists each exit status as the CLI maps it", () => {
+    const rows = [...text.matchAll(/^\|\s*(\d+)\s*\|\s*(.+?)\s*\|$/gm)];
+    expect(rows.map((row) => Number(row[1]))).toEqual([0, 2, 3, 1, 130]);
+    for (const [, code, meaning] of rows) {
+      const named = /^`(\w+)`/.exec(meaning)?.[1] ?? "an error";
+      expect(exitCodeFor(named), meaning).toBe(Number(code));
+    }
+  });
+
+  it("shows the CLI's own --help text", () => {
+    const main = readFileSync(join(CHAPTER, "src", "main.ts"), "utf8");
+    const [, command, summary] = /command: "(\w+)",\s*summary: "([^"]+)"/.exec(main) ?? [];
+    expect(fences(text, "text")).toContain(`${usage(command, summary)}\n`);
+  });
+
+  it("quotes every ts excerpt verbatim from the sources", () => {
+    const excerpts = fences(text, "ts");
+    expect(excerpts.length).toBeGreaterThanOrEqual(8);
+    for (const excerpt of excerpts) {
+      const where = SOURCES.filter((source) => containsRun(source.lines, normalisedLines(excerpt)));
+      expect(where.length, `not found in the sources:\n${excerpt}`).toBeGreaterThan(0);
+    }
+  });
+
+  it("shows diff hunks that are real: s01's loop on one side, this chapter's on the other", () => {
+    const loop = (chapter: string) =>
+      normalisedLines(readFileSync(join(REPO, chapter, "src", "agent-loop.ts"), "utf8"));
+    const [s01, s02] = [loop("s01-agent-loop"), loop("s02-tool-dispatch")];
+    const [diff] = fences(text, "diff");
+    const hunks = diff.split(/^@@.*$/m).filter((h) => h.trim() !== "");
+    expect(hunks.length).toBe(3);
+    for (const hunk of hunks) {
+      const { before, after } = hunkSides(hunk);
+      expect(containsRun(s01, before), `not in s01's loop:\n${before.join("\n")}`).toBe(true);
+      expect(containsRun(s02, after), `not in s02's loop:\n${after.join("\n")}`).toBe(true);
+    }
+  });
+
+  it("shows edit_file's input schema exactly as toApiTool makes it", () => {
+    const [json] = fences(text, "json");
+    expect(JSON.parse(json)).toEqual(toApiTool(editFileTool).input_schema);
+  });
+
+  it("shows the invalid_arguments error dispatch really gives", async () => {
+    const shown = fences(text, "text").find((block) => block.startsWith("Error [invalid_arguments]"));
+    const result = await dispatch(
+      toolMap(ALL_TOOLS),
+      { id: "toolu_1", name: "edit_file", input: { path: "notes.txt", old_string: "" } },
+      { cwd: CHAPTER, signal: new AbortController().signal },
+    );
+    expect(shown).toBe(`${result.content}\n`);
+  });
+
+  it("lists exactly the error codes the code declares", () => {
+    const tables = [...text.matchAll(/^(?:\|.*\n)+/gm)].map((m) => m[0]);
+    const table = tables.find((t) => /^\|\s*(?:code|代码)\s*\|/.test(t)) ?? "";
+    const listed = [...table.matchAll(/^\| `(\w+)`/gm)].map((m) => m[1]);
+    expect(listed.sort()).toEqual(declaredErrorCodes().sort());
+    expect(listed.length).toBeGreaterThanOrEqual(10);
+  });
+
+  it("adds aborted to the stop-reason table", () => {
+    expect(text).toMatch(/^\|[^|\n]*Ctrl-C[^|\n]*\|\s*`aborted`\s*\|/m);
+  });
+});
+
+describe("the chapter text", () => {
+  it("gives the same code in English and Chinese", () => {
+    const [en, zh] = READMES.map(readme);
+    const strip = (block: string) => block.replace(/\s+#.*$/gm, "").replace(/^@@.*$/gm, "@@"); // comments are translated
+    for (const lang of ["ts", "json", "text", "sh", "diff"]) {
+      expect(fences(zh, lang).map(strip), lang).toEqual(fences(en, lang).map(strip));
+    }
+  });
+
+  it("has one default turn budget, shown in the --help text", () => {
+    expect(usage("s02", "x")).toContain(`turn budget (default ${DEFAULT_MAX_TURNS})`);
+  });
+});

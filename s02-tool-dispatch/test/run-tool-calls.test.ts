@@ -1,0 +1,168 @@
+import type { ToolCall } from "@harness/shared";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { toolMap } from "../src/dispatch.ts";
+import { allConcurrencySafe, MAX_CONCURRENT_TOOLS, runToolCalls } from "../src/run-tool-calls.ts";
+import { defineTool, type Tool } from "../src/tool.ts";
+
+/** Let every other pending task run once: a call that yields here can be overtaken. */
+const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A tool whose handler is `run`, taking `{ n }` as input. */
+function tool(name: string, concurrencySafe: boolean, run: (n: number) => Promise<string>): Tool {
+  return defineTool({
+    name,
+    description: name,
+    schema: z.object({ n: z.number() }),
+    concurrencySafe,
+    run: async ({ n }) => ({ content: await run(n), isError: false }),
+  });
+}
+
+function calls(name: string, count: number): ToolCall[] {
+  return Array.from({ length: count }, (_, n) => ({ id: `toolu_${name}_${n}`, name, input: { n } }));
+}
+
+const context = () => ({ cwd: process.cwd(), signal: new AbortController().signal });
+
+describe("runToolCalls", () => {
+  it("returns the results in tool_use order when a later call finishes first", async () => {
+    let fastDone: () => void = () => {};
+    const fastFinished = new Promise<void>((resolve) => {
+      fastDone = resolve;
+    });
+    const tools = toolMap([
+      // call 0 cannot finish before call 1 has: it waits for it
+      tool("slow", true, async () => {
+        await fastFinished;
+        return "slow";
+      }),
+      tool("fast", true, async () => {
+        fastDone();
+        return "fast";
+      }),
+    ]);
+    const finished: string[] = [];
+    const results = await runToolCalls(tools, [...calls("slow", 1), ...calls("fast", 1)], context(), (call) =>
+      finished.push(call.name),
+    );
+    expect(finished).toEqual(["fast", "slow"]);
+    expect(results.map((r) => r.content)).toEqual(["slow", "fast"]);
+  });
+
+  it(`runs MAX_CONCURRENT_TOOLS (${MAX_CONCURRENT_TOOLS}) safe calls at the same time`, async () => {
+    // a barrier that opens only once all of them have started: one by one, the first would wait forever
+    let started = 0;
+    let open: () => void = () => {};
+    const allStarted = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const tools = toolMap([
+      tool("read", true, async (n) => {
+        if (++started === MAX_CONCURRENT_TOOLS) open();
+        await allStarted;
+        return `read ${n}`;
+      }),
+    ]);
+    const results = await runToolCalls(tools, calls("read", MAX_CONCURRENT_TOOLS), context());
+    expect(results.map((r) => r.content)).toEqual(Array.from({ length: MAX_CONCURRENT_TOOLS }, (_, n) => `read ${n}`));
+  });
+
+  it("never runs more than MAX_CONCURRENT_TOOLS calls at once, and runs them all", async () => {
+    let running = 0;
+    let peak = 0;
+    const tools = toolMap([
+      tool("read", true, async (n) => {
+        peak = Math.max(peak, ++running);
+        await yieldTurn();
+        await yieldTurn();
+        running--;
+        return `read ${n}`;
+      }),
+    ]);
+    const count = MAX_CONCURRENT_TOOLS * 2 + 3;
+    const results = await runToolCalls(tools, calls("read", count), context());
+    expect(peak).toBe(MAX_CONCURRENT_TOOLS);
+    expect(results.map((r) => r.content)).toEqual(Array.from({ length: count }, (_, n) => `read ${n}`));
+  });
+
+  it("runs a batch with one writer one call at a time, in the order the model wrote them", async () => {
+    const events: string[] = [];
+    const record = (kind: string) => async (n: number) => {
+      events.push(`start ${kind} ${n}`);
+      await yieldTurn(); // a chance to be overtaken, if anything ran beside it
+      events.push(`end ${kind} ${n}`);
+      return `${kind} ${n}`;
+    };
+    const tools = toolMap([tool("read", true, record("read")), tool("write", false, record("write"))]);
+    const batch: ToolCall[] = [
+      { id: "t0", name: "read", input: { n: 0 } },
+      { id: "t1", name: "write", input: { n: 1 } },
+      { id: "t2", name: "read", input: { n: 2 } },
+      { id: "t3", name: "read", input: { n: 3 } },
+    ];
+    const results = await runToolCalls(tools, batch, context());
+    expect(events).toEqual([
+      "start read 0",
+      "end read 0",
+      "start write 1",
+      "end write 1",
+      "start read 2",
+      "end read 2",
+      "start read 3",
+      "end read 3",
+    ]);
+    expect(results.map((r) => r.content)).toEqual(["read 0", "write 1", "read 2", "read 3"]);
+  });
+
+  it("tells onStart and onResult about every call exactly once", async () => {
+    const tools = toolMap([tool("read", true, async (n) => `read ${n}`)]);
+    const started: string[] = [];
+    const finished: string[] = [];
+    await runToolCalls(
+      tools,
+      calls("read", 3),
+      context(),
+      (call) => finished.push(call.id),
+      (call) => started.push(call.id),
+    );
+    expect(started.sort()).toEqual(["toolu_read_0", "toolu_read_1", "toolu_read_2"]);
+    expect(finished.sort()).toEqual(["toolu_read_0", "toolu_read_1", "toolu_read_2"]);
+  });
+
+  it("answers the calls that had not started when the signal fired with interrupted", async () => {
+    const controller = new AbortController();
+    const ran: number[] = [];
+    const tools = toolMap([
+      tool("write", false, async (n) => {
+        ran.push(n);
+        controller.abort(); // Ctrl-C while the first call runs
+        return `write ${n}`;
+      }),
+    ]);
+    const results = await runToolCalls(tools, calls("write", 3), { cwd: process.cwd(), signal: controller.signal });
+    expect(ran).toEqual([0]);
+    expect(results).toEqual([
+      { content: "write 0", isError: false },
+      { content: "Error [interrupted]: the user interrupted before this call ran.", isError: true },
+      { content: "Error [interrupted]: the user interrupted before this call ran.", isError: true },
+    ]);
+  });
+
+  it("returns no results for no calls", async () => {
+    expect(await runToolCalls(toolMap([]), [], context())).toEqual([]);
+  });
+});
+
+describe("allConcurrencySafe", () => {
+  const tools = toolMap([tool("read", true, async () => ""), tool("write", false, async () => "")]);
+
+  it("is true only when every call names a tool that only reads", () => {
+    expect(allConcurrencySafe(tools, calls("read", 2))).toBe(true);
+    expect(allConcurrencySafe(tools, [...calls("read", 2), ...calls("write", 1)])).toBe(false);
+  });
+
+  it("is false when a call names no tool, so that batch runs one by one", () => {
+    expect(allConcurrencySafe(tools, [...calls("read", 1), ...calls("nothing", 1)])).toBe(false);
+  });
+});

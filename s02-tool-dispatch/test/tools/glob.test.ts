@@ -1,0 +1,95 @@
+import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { globTool, MAX_GLOB_RESULTS } from "../../src/tools/glob.ts";
+import { escapeLayout } from "../escape-layout.ts";
+import { tempWorkdir } from "../temp-workdir.ts";
+
+function context(cwd: string) {
+  return { cwd, signal: new AbortController().signal };
+}
+
+/** Write a file and set its modification time to `secondsAgo` before a fixed moment. */
+function fileAged(cwd: string, path: string, secondsAgo: number): void {
+  const file = join(cwd, path);
+  mkdirSync(join(file, ".."), { recursive: true });
+  writeFileSync(file, path);
+  const when = new Date(Date.UTC(2026, 0, 1) - secondsAgo * 1000);
+  utimesSync(file, when, when);
+}
+
+describe("glob", () => {
+  it("lists matching files newest first, relative to the working directory", async () => {
+    const cwd = tempWorkdir();
+    fileAged(cwd, "old.ts", 300);
+    fileAged(cwd, "src/newest.ts", 10);
+    fileAged(cwd, "src/middle.ts", 100);
+    fileAged(cwd, "readme.md", 1);
+    expect(await globTool.run({ pattern: "**/*.ts" }, context(cwd))).toEqual({
+      content: "src/newest.ts\nsrc/middle.ts\nold.ts",
+      isError: false,
+    });
+  });
+
+  it("searches under path, still naming files from the working directory", async () => {
+    const cwd = tempWorkdir();
+    fileAged(cwd, "src/a.ts", 10);
+    fileAged(cwd, "b.ts", 1);
+    expect((await globTool.run({ pattern: "*.ts", path: "src" }, context(cwd))).content).toBe("src/a.ts");
+  });
+
+  it(`lists at most MAX_GLOB_RESULTS (${MAX_GLOB_RESULTS}) files and says how many more there are`, async () => {
+    const cwd = tempWorkdir();
+    for (let i = 0; i < MAX_GLOB_RESULTS + 5; i++) fileAged(cwd, `f${String(i).padStart(3, "0")}.txt`, i);
+    const lines = (await globTool.run({ pattern: "*.txt" }, context(cwd))).content.split("\n");
+    expect(lines).toHaveLength(MAX_GLOB_RESULTS + 1);
+    expect(lines[0]).toBe("f000.txt"); // the newest
+    expect(lines.at(-1)).toBe("[5 more not shown; narrow the pattern]");
+  });
+
+  it("skips node_modules and .git", async () => {
+    const cwd = tempWorkdir();
+    fileAged(cwd, "node_modules/pkg/index.js", 1);
+    fileAged(cwd, ".git/hooks/x.js", 1);
+    fileAged(cwd, "src/app.js", 1);
+    expect((await globTool.run({ pattern: "**/*.js" }, context(cwd))).content).toBe("src/app.js");
+  });
+
+  it("says when nothing matches", async () => {
+    const cwd = tempWorkdir();
+    expect(await globTool.run({ pattern: "*.rs" }, context(cwd))).toEqual({
+      content: "No files match *.rs.",
+      isError: false,
+    });
+  });
+
+  it.each([
+    ["a ../ path", "../outside"],
+    ["a symlinked directory", "linkdir"],
+  ])("refuses to search %s", async (_way, path) => {
+    const { work } = escapeLayout();
+    const result = await globTool.run({ pattern: "**/*", path }, context(work));
+    expect(result.content).toMatch(/^Error \[outside_workdir\]: /);
+  });
+
+  it("refuses to search an absolute path elsewhere", async () => {
+    const { work, outside } = escapeLayout();
+    const result = await globTool.run({ pattern: "*", path: outside }, context(work));
+    expect(result.content).toMatch(/^Error \[outside_workdir\]: /);
+  });
+
+  it.each(["../outside/*", "/etc/*"])("refuses the pattern %s", async (pattern) => {
+    const { work } = escapeLayout();
+    expect((await globTool.run({ pattern }, context(work))).content).toMatch(/^Error \[outside_workdir\]: /);
+  });
+
+  it("never lists what lies behind a link that points out", async () => {
+    const { work } = escapeLayout();
+    expect((await globTool.run({ pattern: "**/*" }, context(work))).content).toBe("notes.txt");
+    expect((await globTool.run({ pattern: "linkdir/*" }, context(work))).content).toBe("No files match linkdir/*.");
+  });
+
+  it("is safe to run beside other tools", () => {
+    expect(globTool.concurrencySafe).toBe(true);
+  });
+});
