@@ -244,9 +244,12 @@ describe("agentLoop with a trace", () => {
   });
 
   it("numbers the runs of a session and records each run's full history", async () => {
-    const { trace, results, messages } = await scriptedTrace([textReply("First answer."), textReply("Second answer.")], {
-      prompts: ["first question", "second question"],
-    });
+    const { trace, results, messages } = await scriptedTrace(
+      [textReply("First answer."), textReply("Second answer.")],
+      {
+        prompts: ["first question", "second question"],
+      },
+    );
     expect(trace.records.map((r) => [r.type, r.run])).toEqual([
       ["iteration", 0],
       ["result", 0],
