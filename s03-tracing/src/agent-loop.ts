@@ -107,7 +107,17 @@ export async function agentLoop(
       response = await streamTurn(client, request, signal, timedObserver);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      trace?.write({ type: "error", traceId: trace.traceId, run, turn: turns, at: new Date().toISOString(), message });
+      const at = new Date().toISOString();
+      trace?.write({
+        type: "error",
+        traceId: trace.traceId,
+        run,
+        turn: turns,
+        startedAt: startedAt.toISOString(),
+        at,
+        request: sent,
+        message,
+      });
       throw error;
     }
     const modelMs = performance.now() - t0;

@@ -86,7 +86,9 @@ export function renderTraceHtml(trace: LoadedTrace): string {
   };
   // "<" escaped, so no text in the trace can close the script element
   const json = JSON.stringify(data).replace(/</g, "\\u003c");
-  return PAGE.replace("__TITLE__", escapeHtml(`trace ${trace.id}`)).replace("__DATA__", () => json);
+  // one pass, so neither value is searched for the other's placeholder
+  const values: Record<string, string> = { __TITLE__: escapeHtml(`trace ${trace.id}`), __DATA__: json };
+  return PAGE.replace(/__TITLE__|__DATA__/g, (name) => values[name]);
 }
 
 function escapeHtml(text: string): string {
@@ -158,7 +160,11 @@ const PAGE = `<!doctype html>
     span.id = pair[0];
     summary.appendChild(span);
   });
-  if (data.skippedLines) summary.appendChild(el("span", "muted", data.skippedLines + " torn line skipped"));
+  if (data.skippedLines) {
+    var skipped = el("span", "muted", data.skippedLines + " unreadable line" + (data.skippedLines === 1 ? "" : "s") + " skipped");
+    skipped.id = "skipped";
+    summary.appendChild(skipped);
+  }
 
   var timeline = document.getElementById("timeline");
   var turns = document.getElementById("turns");

@@ -56,7 +56,12 @@ export interface ErrorRecord {
   traceId: string;
   run: number;
   turn: number;
+  /** When the failed request was sent (ISO 8601). */
+  startedAt: string;
+  /** When it failed. */
   at: string;
+  /** The request that failed, as sent (to see why, or to send it again). */
+  request: IterationRecord["request"];
   message: string;
 }
 

@@ -14,21 +14,32 @@ import { scriptedTrace } from "./scripted-trace.ts";
 
 const iterations = (records: { type: string }[]) => records.filter((r) => r.type === "iteration") as IterationRecord[];
 
-/** A tool that waits `ms` (or until interrupted) and echoes its label: to order calls at will. */
+/**
+ * A tool that echoes its label once it may finish: at once, when `after` names a call that has
+ * finished, or when interrupted. It orders concurrent calls without depending on timing.
+ */
+const finished = new Map<string, () => void>();
+const gates = new Map<string, Promise<void>>();
+const gate = (label: string) => {
+  if (!gates.has(label)) gates.set(label, new Promise<void>((resolve) => finished.set(label, resolve)));
+  return gates.get(label)!;
+};
 const waitTool = defineTool({
   name: "wait",
-  description: "Wait, then echo the label.",
-  schema: z.object({ label: z.string(), ms: z.number() }),
+  description: "Echo the label, after another call has finished.",
+  schema: z.object({ label: z.string(), after: z.string().optional(), forever: z.boolean().optional() }),
   concurrencySafe: true,
-  run: ({ label, ms }, { signal }) =>
-    new Promise((resolve) => {
-      const done = () => resolve(toolOutput(signal.aborted ? `${label} interrupted` : `waited ${label}`));
-      const timer = setTimeout(done, ms);
-      signal.addEventListener("abort", () => {
-        clearTimeout(timer);
-        done();
-      });
-    }),
+  run: async ({ label, after, forever }, { signal }) => {
+    const interrupted = new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve()));
+    if (forever) await interrupted;
+    else if (after) await Promise.race([gate(after), interrupted]);
+    // opened after this call's result is recorded (timers run once the microtasks are done)
+    setImmediate(() => {
+      gate(label);
+      finished.get(label)?.();
+    });
+    return toolOutput(signal.aborted ? `${label} interrupted` : `finished ${label}`);
+  },
 });
 
 describe("agentLoop with a trace", () => {
@@ -167,17 +178,17 @@ describe("agentLoop with a trace", () => {
   it("lists concurrent tool calls in tool_use order, whatever order they finish in", async () => {
     const { trace, messages } = await scriptedTrace(
       [
-        reply([toolUse("wait", { label: "slow", ms: 60 }), toolUse("wait", { label: "fast", ms: 0 })]),
+        reply([toolUse("wait", { label: "second", after: "first" }), toolUse("wait", { label: "first" })]),
         textReply("Both done."),
       ],
       { options: { tools: toolMap([waitTool]) } },
     );
-    const [first] = iterations(trace.records);
-    expect(first.toolCalls.map((c) => c.result)).toEqual(["waited slow", "waited fast"]);
-    const [slow, fast] = first.toolCalls;
-    // they ran at once: the fast one ended before the slow one
-    expect(fast.startOffsetMs + fast.durationMs).toBeLessThan(slow.startOffsetMs + slow.durationMs);
-    expect(first.timings.toolMs).toBeGreaterThanOrEqual(slow.durationMs);
+    const [iteration] = iterations(trace.records);
+    expect(iteration.toolCalls.map((c) => c.result)).toEqual(["finished second", "finished first"]);
+    const [second, first] = iteration.toolCalls;
+    // they ran at once, and the one listed first finished last
+    expect(first.startOffsetMs + first.durationMs).toBeLessThanOrEqual(second.startOffsetMs + second.durationMs);
+    expect(iteration.timings.toolMs).toBeGreaterThanOrEqual(second.durationMs);
     expect(isValidHistory(messages)).toBe(true);
   });
 
@@ -192,7 +203,11 @@ describe("agentLoop with a trace", () => {
     const { records } = readTrace(writer.path);
     expect(records.map((r) => r.type)).toEqual(["iteration", "error"]);
     expect(records[1]).toMatchObject({ type: "error", traceId: "cut", run: 0, turn: 2 });
-    expect((records[1] as ErrorRecord).message).not.toBe("");
+    const error = records[1] as ErrorRecord;
+    expect(error.message).not.toBe("");
+    // the failed request is kept whole, as sent
+    expect(error.request.messages).toEqual(model.requests[1].body.messages);
+    expect(error.request.messages).toHaveLength(3);
     expect(Number.isNaN(Date.parse((records[1] as ErrorRecord).at))).toBe(false);
     expect(isValidHistory(messages)).toBe(true);
   });
@@ -200,7 +215,7 @@ describe("agentLoop with a trace", () => {
   it("writes the iteration and an aborted result when the run is interrupted during its tools", async () => {
     const controller = new AbortController();
     const tools = toolMap([waitTool]);
-    const model = new ScriptedModel({ script: [reply([toolUse("wait", { label: "long", ms: 10_000 })])] });
+    const model = new ScriptedModel({ script: [reply([toolUse("wait", { label: "long", forever: true })])] });
     const cwd = mkdtempSync(join(tmpdir(), "s03-loop-"));
     const writer = new TraceWriter("abort", join(cwd, ".traces"), []);
     const messages: MessageParam[] = [{ role: "user", content: "wait" }];
@@ -210,7 +225,7 @@ describe("agentLoop with a trace", () => {
       tools,
       signal: controller.signal,
       trace: writer,
-      observer: { toolCalls: () => setTimeout(() => controller.abort(), 10) },
+      observer: { toolCalls: () => setImmediate(() => controller.abort()) },
     });
     expect(result).toMatchObject({ stopReason: "aborted", turns: 1, toolCalls: 1 });
     const { records } = readTrace(writer.path);
