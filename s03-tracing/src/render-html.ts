@@ -153,7 +153,7 @@ const PAGE = `<!doctype html>
   var s = data.summary;
   document.getElementById("title").textContent = "trace " + data.id;
   var summary = document.getElementById("summary");
-  [["prompt", "“" + s.firstPrompt + "”"], ["stop-reason", s.stopReason], ["turns", s.turns + " turns"],
+  [["prompt", "“" + s.firstPrompt + "”"], ["stop-reason", s.stopReason], ["turn-count", s.turns + " turns"],
    ["tool-calls", s.toolCalls + " tool calls"], ["tokens", s.inputTokens + " in / " + s.outputTokens + " out tokens"],
    ["duration", ms(s.durationMs)]].forEach(function (pair) {
     var span = el("span", pair[0] === "stop-reason" ? "stop" : "", pair[1]);
@@ -219,7 +219,7 @@ const PAGE = `<!doctype html>
       turn.appendChild(call);
     });
     var sent = el("details", "messages");
-    sent.appendChild(el("summary", "muted", "request: " + t.messageCount + " messages (" + t.newMessages.length + " new)"));
+    sent.appendChild(el("summary", "muted", "request: " + t.messageCount + (t.messageCount === 1 ? " message (" : " messages (") + t.newMessages.length + " new)"));
     sent.addEventListener("toggle", function once() {
       sent.removeEventListener("toggle", once);
       sent.appendChild(el("pre", "", JSON.stringify(t.newMessages, null, 2)));

@@ -26,9 +26,12 @@ const nanosOf = (iso: string, plusMs = 0) => (BigInt(Math.round((Date.parse(iso)
 async function twoRuns() {
   return scriptedTrace(
     [
-      reply([text("Reading."), toolUse("read_file", { path: "notes.txt" }), toolUse("read_file", { path: "gone.txt" })], {
-        usage: { input_tokens: 100, output_tokens: 20 },
-      }),
+      reply(
+        [text("Reading."), toolUse("read_file", { path: "notes.txt" }), toolUse("read_file", { path: "gone.txt" })],
+        {
+          usage: { input_tokens: 100, output_tokens: 20 },
+        },
+      ),
       textReply("One file.", { usage: { input_tokens: 150, output_tokens: 4 } }),
       textReply("Bye.", { usage: { input_tokens: 160, output_tokens: 2 } }),
     ],
