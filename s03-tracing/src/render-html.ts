@@ -115,7 +115,9 @@ const PAGE = `<!doctype html>
   .bar.model .ttft { position: absolute; left: 0; top: 0; bottom: 0; background: var(--ttft); border-radius: 2px; }
   .bar.tool { top: 10px; background: var(--tool); }
   .bar.tool.error { background: var(--err); }
-  details.turn { border: 1px solid #e5e7eb; border-radius: 6px; margin: 6px 0; padding: 4px 10px; }
+  details.turn { border: 1px solid #e5e7eb; border-radius: 6px; margin: 6px 0; padding: 4px 10px; content-visibility: auto; contain-intrinsic-size: auto 30px; }
+  /* off-screen rows and turns are laid out only when scrolled to, so a long trace draws at once */
+  .row { content-visibility: auto; contain-intrinsic-size: auto 22px; }
   details.turn > summary { cursor: pointer; }
   .tool-call { margin: 4px 0 4px 12px; }
   .tool-call.error .name { color: var(--err); }

@@ -258,6 +258,38 @@ describe("agentLoop with a trace", () => {
     expect(isValidHistory(messages)).toBe(true);
   });
 
+  it("records a refused turn without running its tool", async () => {
+    const { trace, results, messages } = await scriptedTrace([
+      reply([text("I won't."), toolUse("bash", { command: "rm -rf /" })], { stopReason: "refusal" }),
+    ]);
+    expect(results[0]).toMatchObject({ stopReason: "final_answer", providerStopReason: "refusal", toolCalls: 0 });
+    expect(trace.records.map((r) => r.type)).toEqual(["iteration", "result"]);
+    expect((trace.records[0] as IterationRecord).toolCalls).toEqual([]);
+    expect(isValidHistory(messages)).toBe(true);
+  });
+
+  it("records a pause_turn continuation with the request as it was sent, not as the merge left it", async () => {
+    const { trace, messages } = await scriptedTrace([
+      reply([text("Part one.")], { stopReason: "pause_turn" }),
+      textReply("Part two."),
+    ]);
+    const [paused, resumed] = iterations(trace.records);
+    expect(paused.response.stopReason).toBe("pause_turn");
+    expect(resumed.request.messages).toEqual([
+      { role: "user", content: "Read notes.txt" },
+      { role: "assistant", content: [{ type: "text", text: "Part one." }] },
+    ]);
+    // the history merged the continuation into that assistant message afterwards
+    expect(messages.at(-1)).toEqual({
+      role: "assistant",
+      content: [
+        { type: "text", text: "Part one." },
+        { type: "text", text: "Part two." },
+      ],
+    });
+    expect(isValidHistory(messages)).toBe(true);
+  });
+
   it("numbers the runs of a session and records each run's full history", async () => {
     const { trace, results, messages } = await scriptedTrace(
       [textReply("First answer."), textReply("Second answer.")],
