@@ -108,12 +108,12 @@ const PAGE = `<!doctype html>
   .summary span { margin-right: 14px; }
   .muted { color: var(--muted); }
   #timeline { margin: 18px 0; }
-  .row { display: grid; grid-template-columns: 90px 1fr; align-items: center; height: 22px; }
+  .row { display: grid; grid-template-columns: 90px 1fr; align-items: center; min-height: 22px; margin: 2px 0; }
   .track { position: relative; height: 18px; background: #f3f4f6; border-radius: 3px; }
   .bar { position: absolute; height: 8px; border-radius: 2px; min-width: 2px; }
   .bar.model { top: 1px; background: var(--model); }
   .bar.model .ttft { position: absolute; left: 0; top: 0; bottom: 0; background: var(--ttft); border-radius: 2px; }
-  .bar.tool { top: 10px; background: var(--tool); }
+  .bar.tool { height: 5px; background: var(--tool); }
   .bar.tool.error { background: var(--err); }
   details.turn { border: 1px solid #e5e7eb; border-radius: 6px; margin: 6px 0; padding: 4px 10px; content-visibility: auto; contain-intrinsic-size: auto 30px; }
   /* off-screen rows and turns are laid out only when scrolled to, so a long trace draws at once */
@@ -185,8 +185,11 @@ const PAGE = `<!doctype html>
     ttft.style.width = t.modelMs > 0 ? Math.min(100, (100 * t.ttftMs) / t.modelMs) + "%" : "0";
     model.appendChild(ttft);
     track.appendChild(model);
-    t.toolCalls.forEach(function (c) {
+    // one lane per call, so calls that ran at the same time do not hide each other
+    track.style.height = Math.max(18, 10 + 6 * t.toolCalls.length) + "px";
+    t.toolCalls.forEach(function (c, i) {
       var bar = el("div", "bar tool" + (c.isError ? " error" : ""));
+      bar.style.top = 10 + 6 * i + "px";
       bar.style.left = pct(t.startMs + c.startOffsetMs);
       bar.style.width = pct(c.durationMs);
       bar.title = c.name + " " + ms(c.durationMs);
