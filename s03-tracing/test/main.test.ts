@@ -7,6 +7,7 @@ import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, wri
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  isValidHistory,
   REPO_ROOT,
   reply,
   ScriptedModel,
@@ -18,7 +19,7 @@ import {
 } from "@harness/shared";
 import { afterEach, describe, expect, it } from "vitest";
 import { formatShow } from "../src/format-trace.ts";
-import { readTrace, summariseTrace } from "../src/read-trace.ts";
+import { type LoadedTrace, readTrace, summariseTrace } from "../src/read-trace.ts";
 import type { IterationRecord, ResultRecord } from "../src/trace-record.ts";
 
 const MAIN = join(REPO_ROOT, "s03-tracing", "src", "main.ts");
@@ -112,6 +113,11 @@ function completeLines(path: string): string[] {
   return readFileSync(path, "utf8").split("\n").slice(0, -1);
 }
 
+/** True when every request the CLI recorded (and so sent) had a valid history. */
+function sentValidHistories(trace: LoadedTrace): boolean {
+  return trace.records.every((r) => r.type === "result" || isValidHistory(r.request.messages));
+}
+
 async function scriptedServer(model: ScriptedModel): Promise<ScriptedServer> {
   const server = await startScriptedServer(model);
   cleanups.push(() => server.close());
@@ -143,6 +149,7 @@ describe("pnpm s03 --trace", () => {
     const [first] = trace.records as IterationRecord[];
     expect(first.request.messages).toEqual([{ role: "user", content: "Read README.md and summarise it" }]);
     expect(first.toolCalls[0]).toMatchObject({ name: "read_file", input: { path: "README.md" }, isError: false });
+    expect(sentValidHistories(trace)).toBe(true);
   }, 60_000);
 
   it("takes a fresh id when --trace has none", async () => {
@@ -152,6 +159,7 @@ describe("pnpm s03 --trace", () => {
     const id = /trace (\d{8}-\d{6}-[a-z0-9]+) →/.exec(stdout)?.[1];
     expect(id).toBeDefined();
     expect(readdirSync(join(cwd, ".traces"))).toEqual([`${id}.jsonl`]);
+    expect(sentValidHistories(readTrace(join(cwd, ".traces", `${id}.jsonl`)))).toBe(true);
   }, 60_000);
 
   it("writes to HARNESS_TRACE_DIR when it is set", async () => {
@@ -163,7 +171,7 @@ describe("pnpm s03 --trace", () => {
       env,
     );
     expect(code).toBe(0);
-    expect(existsSync(join(dir, "here.jsonl"))).toBe(true);
+    expect(sentValidHistories(readTrace(join(dir, "here.jsonl")))).toBe(true);
     expect(existsSync(join(cwd, ".traces"))).toBe(false);
     expect(stdout).toContain("pnpm trace show here   ·   pnpm trace view here\n"); // the tracer reads it too
   }, 60_000);
@@ -216,6 +224,7 @@ describe("pnpm s03 --trace", () => {
       content: "List all TypeScript files in this directory",
     });
     expect(child.output.stdout.match(/trace session → /g)).toHaveLength(2);
+    expect(sentValidHistories(trace)).toBe(true);
   }, 60_000);
 
   it("leaves a readable trace when killed with SIGKILL mid-run", async () => {
@@ -250,6 +259,7 @@ describe("pnpm s03 --trace", () => {
     expect(first).toMatchObject({ traceId: "killed", run: 0, turn: 1 });
     expect(first.toolCalls).toMatchObject([{ name: "bash", result: "first\n[exit code 0]", isError: false }]);
     expect(summariseTrace(trace).stopReason).toBe("(running or killed)");
+    expect(sentValidHistories(trace)).toBe(true);
 
     // a line torn by the kill is skipped and counted, and what came before still reads
     appendFileSync(path, '{"type":"iteration","traceId":"killed","run":0,"turn":2,"startedAt":"2026-');
@@ -288,6 +298,7 @@ describe("pnpm s03 --trace", () => {
       message: expect.stringMatching(/something is wrong/),
     });
     expect(summariseTrace(trace).stopReason).toBe("error");
+    expect(sentValidHistories(trace)).toBe(true);
   }, 60_000);
 
   it("never writes the API key, even when a prompt and a tool's output hold it", async () => {
@@ -308,5 +319,6 @@ describe("pnpm s03 --trace", () => {
     expect(raw.includes(key)).toBe(false); // ...and is nowhere in the trace
     expect(raw.includes("Secret_Key")).toBe(false);
     expect(raw.includes("[REDACTED]")).toBe(true);
+    expect(sentValidHistories(readTrace(join(cwd, ".traces", "secret.jsonl")))).toBe(true);
   }, 60_000);
 });

@@ -102,7 +102,9 @@ describe("TraceWriter", () => {
     const dir = tempDir();
     const model = new ScriptedModel({ script: [textReply("One."), textReply("Two.")] });
     const first = new TraceWriter("reused", dir, []);
-    await agentLoop(model.client(), [{ role: "user", content: "one" }], { model: "m", cwd: dir, trace: first });
+    const earlier: MessageParam[] = [{ role: "user", content: "one" }];
+    await agentLoop(model.client(), earlier, { model: "m", cwd: dir, trace: first });
+    expect(isValidHistory(earlier)).toBe(true);
     const before = readFileSync(first.path);
 
     const second = new TraceWriter("reused", dir, []);
