@@ -120,6 +120,11 @@ console.log(
 console.log(`  overhead: min ${pct(overhead.min)}  median ${pct(overhead.median)}  max ${pct(overhead.max)}`);
 const paired = stats(rounds.flatMap((r) => r.pairs)).median - 1;
 console.log(`  (median over all ${rounds.length * rounds[0].pairs.length} side-by-side run pairs: ${pct(paired)})`);
+const perIteration = stats(rounds.map((r) => (r.traced - r.plain) / ITERATIONS)).median;
+console.log(
+  `  tracing's own cost (median of the round differences): ${perIteration.toFixed(3)} ms per iteration, ` +
+    `against ${(plain.median / ITERATIONS).toFixed(3)} ms for an untraced scripted iteration`,
+);
 console.log(
   overhead.median < TARGET_OVERHEAD
     ? `  target "tracing adds under ${pct(TARGET_OVERHEAD)} to loop time": met (median ${pct(overhead.median)})`
