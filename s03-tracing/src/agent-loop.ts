@@ -4,7 +4,7 @@
  * result and duration, and timings. What the loop does is unchanged; only what it records is new.
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import type { MessageParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import {
   ALL_TOOLS,
   type LoopObserver,
@@ -15,7 +15,16 @@ import {
   toApiTool,
   toolMap,
 } from "@harness/s02-tool-dispatch";
-import { type AgentLoopResult, AgentTurn, addUsage, appendAssistantTurn, stopReasonFor } from "@harness/shared";
+import {
+  type AgentLoopResult,
+  AgentTurn,
+  addUsage,
+  appendAssistantTurn,
+  stopReasonFor,
+  type ToolCall,
+  type ToolResult,
+  toolError,
+} from "@harness/shared";
 import type { TracedToolCall } from "./trace-record.ts";
 import type { TraceWriter } from "./trace-writer.ts";
 
@@ -98,7 +107,17 @@ export async function agentLoop(
       response = await streamTurn(client, request, signal, timedObserver);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      trace?.write({ type: "error", traceId: trace.traceId, run, turn: turns, at: new Date().toISOString(), message });
+      const at = new Date().toISOString();
+      trace?.write({
+        type: "error",
+        traceId: trace.traceId,
+        run,
+        turn: turns,
+        startedAt: startedAt.toISOString(),
+        at,
+        request: sent,
+        message,
+      });
       throw error;
     }
     const modelMs = performance.now() - t0;
@@ -131,6 +150,10 @@ export async function agentLoop(
 
     const stop = stopReasonFor(turn);
     if (stop) {
+      // a cut or refused turn runs no tool, but each tool_use still needs its tool_result
+      if (turn.toolCalls.length > 0) {
+        messages.push({ role: "user", content: turn.toolCalls.map((call) => resultBlock(call, notRun(turn))) });
+      }
       record();
       return finish(stop, turns);
     }
@@ -159,6 +182,7 @@ export async function agentLoop(
         (call) => starts.set(call.id, performance.now()),
       );
       toolCalls += outputs.length;
+      // one result per call, in tool_use order, in ONE user message, even when interrupted
       messages.push({
         role: "user",
         content: turn.toolCalls.map((call, i) => ({
@@ -178,6 +202,16 @@ export async function agentLoop(
     }
     if (turns >= maxTurns) return finish("max_turns", turns);
   }
+}
+
+/** The result of a tool call from a turn that was cut short or refused: it was not run. */
+function notRun(turn: AgentTurn): ToolResult {
+  return toolError(`Error: not run; the turn stopped with "${turn.providerStopReason}", so no tool from it runs.`);
+}
+
+/** A tool result as the API wants it: answering its call's id. */
+function resultBlock(call: ToolCall, output: ToolResult): ToolResultBlockParam {
+  return { type: "tool_result", tool_use_id: call.id, content: output.content, is_error: output.isError };
 }
 
 /** Milliseconds from the first tool call's start to the last one's end. */

@@ -27,7 +27,9 @@ export function formatList(traces: TraceSummary[]): string {
 /** `trace show`: the whole trace as a readable timeline. */
 export function formatShow(trace: LoadedTrace): string {
   const out: string[] = [`trace ${trace.id}  (${trace.path})`];
-  if (trace.skippedLines > 0) out.push(`  (${trace.skippedLines} unreadable line skipped: the run was cut mid-write)`);
+  const skipped = trace.skippedLines;
+  if (skipped > 0)
+    out.push(`  (${skipped} unreadable line${skipped === 1 ? "" : "s"} skipped: a run was cut mid-write)`);
   let run = -1;
   for (const record of trace.records) {
     if (record.type === "iteration") {

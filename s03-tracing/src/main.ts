@@ -4,7 +4,7 @@
  * says how to read it with `pnpm trace`.
  */
 import { relative } from "node:path";
-import { type ChapterCli, runChapterCli } from "@harness/shared";
+import { type ChapterCli, type RunContext, runChapterCli } from "@harness/shared";
 import { agentLoop, type StopReason } from "./agent-loop.ts";
 import { newTraceId, TraceWriter, traceDir } from "./trace-writer.ts";
 
@@ -20,10 +20,11 @@ const chapter: ChapterCli<StopReason> = {
   extraOptions: [
     { name: "trace", type: "string", help: "--trace[=ID]        record every iteration in .traces/<ID>.jsonl" },
   ],
-  run(history, { client, model, options, signal, view }) {
+  run(history, context) {
+    const { client, model, options, signal, view } = context;
     const id = options.extra.trace;
     if (typeof id === "string" && !trace) trace = new TraceWriter(id, traceDir(options.cwd));
-    return agentLoop(client, history, {
+    const running = agentLoop(client, history, {
       model,
       cwd: options.cwd,
       maxTurns: options.maxTurns,
@@ -43,17 +44,25 @@ const chapter: ChapterCli<StopReason> = {
         toolResult: (call, result) => view.toolResult(result, callsThisTurn > 1 ? call : undefined),
       },
     });
+    // a run that fails is the one you will want to read: say where it is before the error line
+    return running.catch((error) => {
+      sayWhereTheTraceIs(context);
+      throw error;
+    });
   },
-  afterRun(_result, { view, options }) {
-    if (!trace) return;
-    const here = process.env.INIT_CWD ?? process.cwd();
-    const dir = traceDir(options.cwd);
-    const near = relative(here, dir);
-    const custom = dir === traceDir(here) ? "" : ` --dir ${near.startsWith("..") ? dir : near}`;
-    view.note(
-      `trace ${trace.traceId} → ${trace.path}\n  pnpm trace show ${trace.traceId}${custom}   ·   pnpm trace view ${trace.traceId}${custom}`,
-    );
-  },
+  afterRun: (_result, context) => sayWhereTheTraceIs(context),
 };
+
+/** The trace's id and file, and the commands that read it. */
+function sayWhereTheTraceIs({ view, options }: RunContext): void {
+  if (!trace) return;
+  const here = process.env.INIT_CWD ?? process.cwd();
+  const dir = traceDir(options.cwd);
+  const near = relative(here, dir);
+  const custom = dir === traceDir(here) ? "" : ` --dir ${near.startsWith("..") ? dir : near}`;
+  view.note(
+    `trace ${trace.traceId} → ${trace.path}\n  pnpm trace show ${trace.traceId}${custom}   ·   pnpm trace view ${trace.traceId}${custom}`,
+  );
+}
 
 process.exit(await runChapterCli(chapter, argv));

@@ -4,7 +4,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { IterationRecord, TraceRecord } from "./trace-record.ts";
+import { type IterationRecord, isValidTraceId, type TraceRecord } from "./trace-record.ts";
 
 /** The records of one trace file, and how many lines could not be read. */
 export interface LoadedTrace {
@@ -48,8 +48,9 @@ export function readTrace(path: string): LoadedTrace {
   return { id, path, records, skippedLines };
 }
 
-/** The path of trace `id` in `dir`; throws a one-line error when there is none. */
+/** The path of trace `id` in `dir`; throws a one-line error when the id is invalid or there is no such trace. */
 export function tracePath(dir: string, id: string): string {
+  if (!isValidTraceId(id)) throw new Error(`invalid trace id "${id}": use letters, digits, . _ -`);
   const path = join(dir, `${id}.jsonl`);
   if (!existsSync(path)) throw new Error(`no trace "${id}" in ${dir} (pnpm trace list shows the ids)`);
   return path;

@@ -86,7 +86,9 @@ export function renderTraceHtml(trace: LoadedTrace): string {
   };
   // "<" escaped, so no text in the trace can close the script element
   const json = JSON.stringify(data).replace(/</g, "\\u003c");
-  return PAGE.replace("__TITLE__", escapeHtml(`trace ${trace.id}`)).replace("__DATA__", () => json);
+  // one pass, so neither value is searched for the other's placeholder
+  const values: Record<string, string> = { __TITLE__: escapeHtml(`trace ${trace.id}`), __DATA__: json };
+  return PAGE.replace(/__TITLE__|__DATA__/g, (name) => values[name]);
 }
 
 function escapeHtml(text: string): string {
@@ -106,14 +108,16 @@ const PAGE = `<!doctype html>
   .summary span { margin-right: 14px; }
   .muted { color: var(--muted); }
   #timeline { margin: 18px 0; }
-  .row { display: grid; grid-template-columns: 90px 1fr; align-items: center; height: 22px; }
+  .row { display: grid; grid-template-columns: 90px 1fr; align-items: center; min-height: 22px; margin: 2px 0; }
   .track { position: relative; height: 18px; background: #f3f4f6; border-radius: 3px; }
   .bar { position: absolute; height: 8px; border-radius: 2px; min-width: 2px; }
   .bar.model { top: 1px; background: var(--model); }
   .bar.model .ttft { position: absolute; left: 0; top: 0; bottom: 0; background: var(--ttft); border-radius: 2px; }
-  .bar.tool { top: 10px; background: var(--tool); }
+  .bar.tool { height: 5px; background: var(--tool); }
   .bar.tool.error { background: var(--err); }
-  details.turn { border: 1px solid #e5e7eb; border-radius: 6px; margin: 6px 0; padding: 4px 10px; }
+  details.turn { border: 1px solid #e5e7eb; border-radius: 6px; margin: 6px 0; padding: 4px 10px; content-visibility: auto; contain-intrinsic-size: auto 30px; }
+  /* off-screen rows and turns are laid out only when scrolled to, so a long trace draws at once */
+  .row { content-visibility: auto; contain-intrinsic-size: auto 22px; }
   details.turn > summary { cursor: pointer; }
   .tool-call { margin: 4px 0 4px 12px; }
   .tool-call.error .name { color: var(--err); }
@@ -151,14 +155,18 @@ const PAGE = `<!doctype html>
   var s = data.summary;
   document.getElementById("title").textContent = "trace " + data.id;
   var summary = document.getElementById("summary");
-  [["prompt", "“" + s.firstPrompt + "”"], ["stop-reason", s.stopReason], ["turns", s.turns + " turns"],
+  [["prompt", "“" + s.firstPrompt + "”"], ["stop-reason", s.stopReason], ["turn-count", s.turns + " turns"],
    ["tool-calls", s.toolCalls + " tool calls"], ["tokens", s.inputTokens + " in / " + s.outputTokens + " out tokens"],
    ["duration", ms(s.durationMs)]].forEach(function (pair) {
     var span = el("span", pair[0] === "stop-reason" ? "stop" : "", pair[1]);
     span.id = pair[0];
     summary.appendChild(span);
   });
-  if (data.skippedLines) summary.appendChild(el("span", "muted", data.skippedLines + " torn line skipped"));
+  if (data.skippedLines) {
+    var skipped = el("span", "muted", data.skippedLines + " unreadable line" + (data.skippedLines === 1 ? "" : "s") + " skipped");
+    skipped.id = "skipped";
+    summary.appendChild(skipped);
+  }
 
   var timeline = document.getElementById("timeline");
   var turns = document.getElementById("turns");
@@ -177,8 +185,11 @@ const PAGE = `<!doctype html>
     ttft.style.width = t.modelMs > 0 ? Math.min(100, (100 * t.ttftMs) / t.modelMs) + "%" : "0";
     model.appendChild(ttft);
     track.appendChild(model);
-    t.toolCalls.forEach(function (c) {
+    // one lane per call, so calls that ran at the same time do not hide each other
+    track.style.height = Math.max(18, 10 + 6 * t.toolCalls.length) + "px";
+    t.toolCalls.forEach(function (c, i) {
       var bar = el("div", "bar tool" + (c.isError ? " error" : ""));
+      bar.style.top = 10 + 6 * i + "px";
       bar.style.left = pct(t.startMs + c.startOffsetMs);
       bar.style.width = pct(c.durationMs);
       bar.title = c.name + " " + ms(c.durationMs);
@@ -213,7 +224,7 @@ const PAGE = `<!doctype html>
       turn.appendChild(call);
     });
     var sent = el("details", "messages");
-    sent.appendChild(el("summary", "muted", "request: " + t.messageCount + " messages (" + t.newMessages.length + " new)"));
+    sent.appendChild(el("summary", "muted", "request: " + t.messageCount + (t.messageCount === 1 ? " message (" : " messages (") + t.newMessages.length + " new)"));
     sent.addEventListener("toggle", function once() {
       sent.removeEventListener("toggle", once);
       sent.appendChild(el("pre", "", JSON.stringify(t.newMessages, null, 2)));

@@ -2,11 +2,12 @@
  * A trace as OpenTelemetry spans (OTLP/JSON), named and attributed per the GenAI semantic
  * conventions, so it loads into tools people already use (Jaeger, Tempo, Langfuse, Phoenix...).
  * One `invoke_agent` span per run; under it a `chat` span per model call and an `execute_tool`
- * span per tool call. Ids are derived from the trace id, so an export is deterministic.
+ * span per tool call. A failed tool call, a failed model call and the run it ended carry an error
+ * status. Ids are derived from the trace id, so an export is deterministic.
  */
 import { createHash } from "node:crypto";
 import type { LoadedTrace } from "./read-trace.ts";
-import type { IterationRecord, ResultRecord } from "./trace-record.ts";
+import type { ErrorRecord, IterationRecord, ResultRecord } from "./trace-record.ts";
 
 type Attribute = {
   key: string;
@@ -32,14 +33,17 @@ export interface OtlpSpan {
 export function toOtlp(trace: LoadedTrace, agentName = "harness-course"): { resourceSpans: unknown[] } {
   const traceId = hex(trace.id, 32);
   const spans: OtlpSpan[] = [];
-  const iterations = trace.records.filter((r): r is IterationRecord => r.type === "iteration");
-  const runs = [...new Set(iterations.map((it) => it.run))];
+  const runs = [...new Set(trace.records.map((r) => r.run))];
   for (const run of runs) {
-    const its = iterations.filter((it) => it.run === run);
+    const its = trace.records.filter((r): r is IterationRecord => r.type === "iteration" && r.run === run);
     const result = trace.records.find((r): r is ResultRecord => r.type === "result" && r.run === run);
+    const error = trace.records.find((r): r is ErrorRecord => r.type === "error" && r.run === run);
+    if (its.length === 0 && !error) continue; // a result alone has no times to draw
     const runSpanId = hex(`${trace.id}/run/${run}`, 16);
-    const runStart = Date.parse(its[0].startedAt);
-    const runEnd = result ? Date.parse(result.at) : Math.max(...its.map(iterationEnd));
+    const runStart = Date.parse(its[0]?.startedAt ?? error?.startedAt ?? "");
+    // the latest of its children and its last record, so the run holds everything under it
+    const runEnd = Math.max(...its.map(iterationEnd), ...[result, error].map((r) => (r ? Date.parse(r.at) : runStart)));
+    const model = its[0]?.request.model ?? error?.request.model ?? "";
     spans.push({
       traceId,
       spanId: runSpanId,
@@ -52,7 +56,7 @@ export function toOtlp(trace: LoadedTrace, agentName = "harness-course"): { reso
         str("gen_ai.provider.name", "anthropic"),
         str("gen_ai.agent.name", agentName),
         str("gen_ai.conversation.id", trace.id),
-        str("gen_ai.request.model", its[0].request.model),
+        str("gen_ai.request.model", model),
         ...(result
           ? [
               str("harness.stop_reason", result.result.stopReason),
@@ -60,15 +64,17 @@ export function toOtlp(trace: LoadedTrace, agentName = "harness-course"): { reso
               int("gen_ai.usage.output_tokens", result.result.usage.outputTokens),
             ]
           : []),
+        ...(error ? [str("error.type", "_OTHER")] : []),
       ],
-      status: result ? { code: 0 } : { code: 2, message: "the run has no result record" },
+      status: result
+        ? { code: 0 }
+        : { code: 2, message: error ? firstLine(error.message) : "the run has no result record" },
     });
     for (const it of its) {
       const start = Date.parse(it.startedAt);
-      const chatId = hex(`${trace.id}/chat/${run}/${it.turn}`, 16);
       spans.push({
         traceId,
-        spanId: chatId,
+        spanId: hex(`${trace.id}/chat/${run}/${it.turn}`, 16),
         parentSpanId: runSpanId,
         name: `chat ${it.request.model}`,
         kind: 3,
@@ -106,9 +112,29 @@ export function toOtlp(trace: LoadedTrace, agentName = "harness-course"): { reso
             str("gen_ai.tool.call.result", call.result),
             ...(call.isError ? [str("error.type", "tool_error")] : []),
           ],
-          status: call.isError ? { code: 2, message: call.result.split("\n")[0] } : { code: 0 },
+          status: call.isError ? { code: 2, message: firstLine(call.result) } : { code: 0 },
         });
       }
+    }
+    if (error) {
+      // the model call that failed: a chat span with an error status
+      spans.push({
+        traceId,
+        spanId: hex(`${trace.id}/chat/${run}/${error.turn}`, 16),
+        parentSpanId: runSpanId,
+        name: `chat ${error.request.model}`,
+        kind: 3,
+        startTimeUnixNano: nanos(Date.parse(error.startedAt)),
+        endTimeUnixNano: nanos(Math.max(Date.parse(error.at), Date.parse(error.startedAt))),
+        attributes: [
+          str("gen_ai.operation.name", "chat"),
+          str("gen_ai.provider.name", "anthropic"),
+          str("gen_ai.request.model", error.request.model),
+          int("gen_ai.request.max_tokens", error.request.max_tokens),
+          str("error.type", "_OTHER"),
+        ],
+        status: { code: 2, message: firstLine(error.message) },
+      });
     }
   }
   return {
@@ -144,4 +170,8 @@ function int(key: string, value: number): Attribute {
 
 function strings(key: string, values: string[]): Attribute {
   return { key, value: { arrayValue: { values: values.map((v) => ({ stringValue: v })) } } };
+}
+
+function firstLine(text: string): string {
+  return text.split("\n")[0];
 }

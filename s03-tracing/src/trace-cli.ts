@@ -3,8 +3,9 @@
  * `--trace` wrote (in .traces/ under the directory pnpm was started from, or HARNESS_TRACE_DIR,
  * or --dir).
  */
-import { writeFileSync } from "node:fs";
+import { realpathSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { formatList, formatShow } from "./format-trace.ts";
 import { listTraces, readTrace, tracePath } from "./read-trace.ts";
@@ -22,10 +23,17 @@ usage: pnpm trace list                 every trace, newest first
 options: --dir DIR    where traces are (default: HARNESS_TRACE_DIR, else .traces in the current directory)
          --out FILE   where view/export write (default: beside the trace)`;
 
+/** The streams and environment the tracer uses (tests pass their own). */
+export interface TraceCliIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+}
+
 /** Run the tracer; returns the exit status. Errors are one line on stderr. */
 export function runTraceCli(
   argv: string[],
-  io = { stdout: process.stdout, stderr: process.stderr, env: process.env },
+  io: TraceCliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env },
 ): number {
   try {
     const { values, positionals } = parseArgs({
@@ -37,9 +45,13 @@ export function runTraceCli(
     const cwd = io.env.INIT_CWD ?? process.cwd();
     const dir = values.dir ? resolve(cwd, values.dir) : traceDir(cwd, io.env);
     const say = (text: string) => io.stdout.write(`${text}\n`);
-    if (values.help || !command) {
+    if (values.help) {
       say(USAGE);
-      return values.help ? 0 : 1;
+      return 0;
+    }
+    if (!command) {
+      io.stderr.write(`${USAGE}\n`); // asked for nothing: the usage is the error
+      return 1;
     }
     if (command === "list") {
       say(formatList(listTraces(dir)));
@@ -73,4 +85,7 @@ export function runTraceCli(
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) process.exit(runTraceCli(process.argv.slice(2)));
+// run only as the entry point (compared as real paths: a URL escapes spaces, a link hides the file)
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exit(runTraceCli(process.argv.slice(2)));
+}

@@ -2,7 +2,7 @@
  * What a trace holds: one JSON record per line. An `iteration` record per model call (the request
  * as sent, the response, each tool call with its result and duration, and timings), an `error`
  * record when a call fails, and a `result` record when a run ends. A REPL session appends one run
- * after another to the same trace.
+ * after another to the same trace. A trace is named by its id, which is also its file's name.
  */
 import type { ContentBlock, MessageParam, Tool } from "@anthropic-ai/sdk/resources/messages";
 import type { AgentLoopResult } from "@harness/shared";
@@ -56,7 +56,12 @@ export interface ErrorRecord {
   traceId: string;
   run: number;
   turn: number;
+  /** When the failed request was sent (ISO 8601). */
+  startedAt: string;
+  /** When it failed. */
   at: string;
+  /** The request that failed, as sent (to see why, or to send it again). */
+  request: IterationRecord["request"];
   message: string;
 }
 
@@ -71,3 +76,8 @@ export interface ResultRecord {
 
 /** Any line of a trace. */
 export type TraceRecord = IterationRecord | ErrorRecord | ResultRecord;
+
+/** Trace ids name files: letters, digits, dot, dash and underscore only. */
+export function isValidTraceId(id: string): boolean {
+  return /^[\w.-]{1,100}$/.test(id) && !id.startsWith(".");
+}

@@ -3,10 +3,11 @@
  * moves on. A crash or `kill -9` therefore loses at most the iteration in flight; the lines
  * before it are already in the file. A trace is only ever appended to, never rewritten.
  */
-import { appendFileSync, mkdirSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { readTrace } from "./read-trace.ts";
 import { knownSecrets, redactLine } from "./redact.ts";
-import type { TraceRecord } from "./trace-record.ts";
+import { isValidTraceId, type TraceRecord } from "./trace-record.ts";
 
 /** Where traces go: HARNESS_TRACE_DIR, else `.traces` under the working directory. */
 export function traceDir(cwd: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -17,11 +18,6 @@ export function traceDir(cwd: string, env: NodeJS.ProcessEnv = process.env): str
 export function newTraceId(now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
   return `${stamp}-${Math.random().toString(36).slice(2, 8)}`;
-}
-
-/** Trace ids name files: letters, digits, dot, dash and underscore only. */
-export function isValidTraceId(id: string): boolean {
-  return /^[\w.-]{1,100}$/.test(id) && !id.startsWith(".");
 }
 
 /** Appends records to one trace file. */
@@ -41,6 +37,12 @@ export class TraceWriter {
     mkdirSync(dir, { recursive: true });
     this.path = join(dir, `${traceId}.jsonl`);
     this.secrets = secrets;
+    if (existsSync(this.path)) {
+      // an id used before: go on after its runs, and close a torn last line so the next record
+      // starts on a line of its own (an append, like every other write)
+      this.run = readTrace(this.path).records.reduce((next, r) => Math.max(next, r.run + 1), 0);
+      if (!readFileSync(this.path, "utf8").endsWith("\n")) appendFileSync(this.path, "\n");
+    }
   }
 
   /** Append one record as one line; it is on disk when this returns. */
