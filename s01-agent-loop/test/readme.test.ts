@@ -122,7 +122,13 @@ describe.each(READMES)("%s", (name) => {
       const reason = named ?? (/interrupt|中断/.test(meaning) ? "aborted" : "an error");
       expect(exitCodeFor(reason), meaning).toBe(Number(code));
     }
-    expect(Object.keys(EXIT_CODES).sort()).toEqual(["aborted", "final_answer", "max_tokens", "max_turns"]);
+    // the table holds this chapter's results; later chapters' (repeated_tool_call) are theirs to list
+    const ours = ["aborted", "final_answer", "max_tokens", "max_turns"];
+    expect(
+      Object.keys(EXIT_CODES)
+        .filter((r) => ours.includes(r))
+        .sort(),
+    ).toEqual(ours);
   });
 
   it("shows the CLI's own --help text", () => {

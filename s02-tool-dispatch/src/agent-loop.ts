@@ -20,13 +20,17 @@ import {
   type ToolResult,
 } from "@harness/shared";
 import { codedError, type ToolMap, toolMap } from "./dispatch.ts";
+import { REPEAT_LIMIT, RepeatGuard } from "./repeat-guard.ts";
 import { runToolCalls } from "./run-tool-calls.ts";
 import { type StreamObserver, streamTurn } from "./stream-turn.ts";
 import { toApiTool } from "./tool.ts";
 import { ALL_TOOLS } from "./tools/index.ts";
 
-/** s01's results, plus `aborted`: the user pressed Ctrl-C. */
-export type StopReason = LoopStopReason | "aborted";
+/**
+ * s01's results, plus `aborted` (the user pressed Ctrl-C) and `repeated_tool_call` (the same
+ * call `REPEAT_LIMIT` times in a row: the model is stuck).
+ */
+export type StopReason = LoopStopReason | "aborted" | "repeated_tool_call";
 
 /** How one run of the loop is set up. */
 export interface AgentLoopOptions {
@@ -65,12 +69,17 @@ export const DEFAULT_MAX_TURNS = 8;
 export const DEFAULT_MAX_TOKENS = 8192;
 
 /** The result of a tool call from a turn that was cut short or refused: it was not run. */
-function notRun(turn: AgentTurn): ToolResult {
+export function notRun(turn: AgentTurn): ToolResult {
   return codedError("not_run", `the turn stopped with "${turn.providerStopReason}", so no tool from it runs.`);
 }
 
+/** The result of a call that would repeat itself once more: it was not run. */
+export function repeated(): ToolResult {
+  return codedError("repeated_tool_call", `the same call ${REPEAT_LIMIT} times in a row; the loop stops here.`);
+}
+
 /** A tool result as the API wants it: answering its call's id. */
-function resultBlock(call: ToolCall, output: ToolResult): ToolResultBlockParam {
+export function resultBlock(call: ToolCall, output: ToolResult): ToolResultBlockParam {
   return { type: "tool_result", tool_use_id: call.id, content: output.content, is_error: output.isError };
 }
 
@@ -92,6 +101,7 @@ export async function agentLoop(
   let usage = { inputTokens: 0, outputTokens: 0 };
   let toolCalls = 0;
   let last: AgentTurn | null = null;
+  const repeatGuard = new RepeatGuard();
   const result = (stopReason: StopReason, turns: number): AgentLoopResult<StopReason> => ({
     stopReason,
     turns,
@@ -126,6 +136,11 @@ export async function agentLoop(
         messages.push({ role: "user", content: turn.toolCalls.map((call) => resultBlock(call, notRun(turn))) });
       }
       return result(stop, turns);
+    }
+
+    if (repeatGuard.repeats(turn.toolCalls)) {
+      messages.push({ role: "user", content: turn.toolCalls.map((call) => resultBlock(call, repeated())) });
+      return result("repeated_tool_call", turns);
     }
 
     if (turn.toolCalls.length > 0) {

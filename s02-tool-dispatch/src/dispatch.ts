@@ -16,6 +16,7 @@ export type ToolErrorCode =
   | "handler_failed" // the handler threw
   | "interrupted" // Ctrl-C reached the call
   | "not_run" // the turn was cut short (max_tokens) or refused, so none of its calls ran
+  | "repeated_tool_call" // the same call too many times in a row: the loop stops
   | "outside_workdir" // a path that leaves the working directory
   | "not_found" // no such file
   | "binary_file" // read_file shows text only

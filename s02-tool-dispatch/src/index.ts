@@ -1,5 +1,6 @@
 export * from "./agent-loop.ts";
 export * from "./dispatch.ts";
+export * from "./repeat-guard.ts";
 export * from "./run-tool-calls.ts";
 export * from "./stream-turn.ts";
 export * from "./tool.ts";

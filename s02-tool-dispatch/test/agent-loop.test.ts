@@ -282,7 +282,10 @@ describe("agentLoop", () => {
     });
 
     it(`defaults the turn budget to DEFAULT_MAX_TURNS (${DEFAULT_MAX_TURNS})`, async () => {
-      const steps = Array.from({ length: DEFAULT_MAX_TURNS + 1 }, () => reply([toolUse("glob", { pattern: "*" })]));
+      // a different pattern each turn, so the repeated-call guard has nothing to say
+      const steps = Array.from({ length: DEFAULT_MAX_TURNS + 1 }, (_, i) =>
+        reply([toolUse("glob", { pattern: `*${i}` })]),
+      );
       const { model, messages, result } = await run(steps);
       expect(result).toMatchObject({ stopReason: "max_turns", turns: DEFAULT_MAX_TURNS });
       expect(model.requests).toHaveLength(DEFAULT_MAX_TURNS);
@@ -298,9 +301,12 @@ describe("agentLoop", () => {
         (error) => expect(error).toBeInstanceOf(StreamError),
       ],
       [
-        "carries an SSE error event",
+        "carries an SSE error event after its content started",
         { kind: "sse_error", afterEvents: 4, reply: reply([text("half"), toolUse("bash", { command: "touch x" })]) },
-        (error) => expect(error).toBeInstanceOf(APIError),
+        (error) => {
+          expect(error).toBeInstanceOf(StreamError);
+          expect((error as StreamError).cause).toBeInstanceOf(APIError);
+        },
       ],
       [
         "is cut mid-way",

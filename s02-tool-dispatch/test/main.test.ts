@@ -102,7 +102,7 @@ afterAll(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-describe("s02 CLI", { timeout: 30_000 }, () => {
+describe("s02 CLI", { timeout: 120_000 }, () => {
   describe("the try-it prompts, offline", () => {
     it("summarises README.md from a real read; --json adds the result as the last line", async () => {
       const cwd = demoDir();

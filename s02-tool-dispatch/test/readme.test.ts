@@ -185,7 +185,7 @@ describe.each(READMES)("%s", (name) => {
     const [s01, s02] = [loop("s01-agent-loop"), loop("s02-tool-dispatch")];
     const [diff] = fences(text, "diff");
     const hunks = diff.split(/^@@.*$/m).filter((h) => h.trim() !== "");
-    expect(hunks.length).toBe(3);
+    expect(hunks.length).toBe(4);
     for (const hunk of hunks) {
       const { before, after } = hunkSides(hunk);
       expect(containsRun(s01, before), `not in s01's loop:\n${before.join("\n")}`).toBe(true);

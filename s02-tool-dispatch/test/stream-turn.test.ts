@@ -4,7 +4,7 @@ import Anthropic, { APIError } from "@anthropic-ai/sdk";
 import type { Message, MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { AgentTurn, reply, ScriptedModel, type ScriptStep, text, textReply, toolUse } from "@harness/shared";
 import { describe, expect, it } from "vitest";
-import { parseToolInput, StreamError, streamTurn } from "../src/stream-turn.ts";
+import { parseToolInput, STREAM_RETRIES, StreamError, streamTurn } from "../src/stream-turn.ts";
 
 /** Real recorded responses (see the README there), kept once in the repository for every package's tests. */
 const FIXTURES = join(import.meta.dirname, "..", "..", "shared", "test", "fixtures", "anthropic");
@@ -109,19 +109,42 @@ describe("streamTurn", () => {
 
   it("throws a StreamError for a stream that ends without message_stop", async () => {
     await expect(stream({ kind: "no_message_stop", reply: textReply("almost done") })).rejects.toThrow(
-      new StreamError("the stream ended without message_stop"),
+      /ended without message_stop/,
     );
   });
 
-  it("throws the API's error for an SSE error event, never returning the text before it", async () => {
+  it("throws for an SSE error event after content arrived, never returning the text before it", async () => {
     const observed: string[] = [];
     const model = new ScriptedModel({ script: [{ kind: "sse_error", afterEvents: 4, reply: textReply("partial") }] });
     const error = await streamTurn(model.client({ maxRetries: 0 }), params, new AbortController().signal, {
       text: (delta) => observed.push(delta),
     }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(APIError);
-    expect((error as APIError).type).toBe("overloaded_error");
+    expect(error).toBeInstanceOf(StreamError);
+    expect((error as Error).message).toMatch(/after its content had started/);
+    expect(((error as Error).cause as APIError).type).toBe("overloaded_error");
     expect(observed).toEqual(["partial"]); // shown as it arrived, but never returned as an answer
+    expect(model.requests).toHaveLength(1); // not sent again: the same request might answer differently
+  });
+
+  it.each([
+    ["an SSE error event", { kind: "sse_error", afterEvents: 1 }],
+    ["a cut connection", { kind: "cut", afterEvents: 1 }],
+    ["an end without message_stop", { kind: "no_message_stop", reply: { kind: "reply", content: [] } }],
+  ] as [string, ScriptStep][])("sends the request again after %s before any content", async (_, fault) => {
+    const model = new ScriptedModel({ script: [fault, textReply("the answer")] });
+    const message = await streamTurn(model.client({ maxRetries: 0 }), params, new AbortController().signal, {}, 1);
+    expect(message?.content).toEqual([{ type: "text", text: "the answer" }]);
+    expect(model.requests).toHaveLength(2);
+  });
+
+  it(`gives up after ${STREAM_RETRIES} retries of a stream that fails before any content`, async () => {
+    const fault: ScriptStep = { kind: "sse_error", afterEvents: 1 };
+    const model = new ScriptedModel({ script: [fault, fault, fault, textReply("too late")] });
+    const error = await streamTurn(model.client({ maxRetries: 0 }), params, new AbortController().signal, {}, 1).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(APIError);
+    expect(model.requests).toHaveLength(STREAM_RETRIES + 1);
   });
 
   it.each([1, 3, 6])("throws for a connection cut after %i events", async (afterEvents) => {
