@@ -28,7 +28,7 @@ import { ALL_TOOLS } from "./tools/index.ts";
 
 /**
  * s01's results, plus `aborted` (the user pressed Ctrl-C) and `repeated_tool_call` (the same
- * call `REPEAT_LIMIT` times in a row: the model is stuck).
+ * call in `REPEAT_LIMIT` turns in a row: the model is stuck).
  */
 export type StopReason = LoopStopReason | "aborted" | "repeated_tool_call";
 
@@ -75,7 +75,7 @@ export function notRun(turn: AgentTurn): ToolResult {
 
 /** The result of a call that would repeat itself once more: it was not run. */
 export function repeated(): ToolResult {
-  return codedError("repeated_tool_call", `the same call ${REPEAT_LIMIT} times in a row; the loop stops here.`);
+  return codedError("repeated_tool_call", `the same call in ${REPEAT_LIMIT} turns in a row; the loop stops here.`);
 }
 
 /** A tool result as the API wants it: answering its call's id. */

@@ -5,8 +5,7 @@
  */
 import { type ChapterCli, runChapterCli } from "@harness/shared";
 import { agentLoop, type StopReason } from "./agent-loop.ts";
-
-let callsThisTurn = 0;
+import { terminalObserver } from "./terminal-observer.ts";
 
 const chapter: ChapterCli<StopReason> = {
   command: "s02",
@@ -19,19 +18,7 @@ const chapter: ChapterCli<StopReason> = {
       maxTurns: options.maxTurns,
       bashTimeoutMs: options.bashTimeoutSeconds * 1000,
       signal,
-      observer: {
-        modelCall: (n) => view.modelCall(n),
-        start: () => view.modelAnswered(),
-        text: (delta) => view.textDelta(delta),
-        toolStart: (name) => view.toolStart(name),
-        toolInput: (partial) => view.toolInput(partial),
-        toolCalls: (calls) => {
-          callsThisTurn = calls.length;
-          for (const call of calls) view.toolCall(call);
-        },
-        // several calls may finish in any order: label each result with its call
-        toolResult: (call, result) => view.toolResult(result, callsThisTurn > 1 ? call : undefined),
-      },
+      observer: terminalObserver(view),
     }),
 };
 

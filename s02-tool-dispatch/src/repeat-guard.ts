@@ -1,11 +1,11 @@
 /**
- * The repeated-call guard: a model that makes the same tool call (same name, same input) again
- * and again is stuck, and every round burns a turn of the budget and a model call. After
- * `REPEAT_LIMIT` identical calls in a row the loop stops with `repeated_tool_call` instead.
+ * The repeated-call guard: a model that makes the same tool call (same name, same input) turn
+ * after turn is stuck, and every round burns a turn of the budget and a model call. When a call
+ * comes back for the `REPEAT_LIMIT`-th turn in a row the loop stops with `repeated_tool_call`.
  */
 import type { ToolCall } from "@harness/shared";
 
-/** Identical calls in a row that stop the loop (the last of them is not run). */
+/** Turns in a row making the same call that stop the loop (the last of them runs nothing). */
 export const REPEAT_LIMIT = 3;
 
 /** A call's identity: its name and its input, with object keys in a stable order. */
@@ -13,24 +13,20 @@ export function callKey(call: ToolCall): string {
   return `${call.name} ${JSON.stringify(call.input, (_, value) => (isPlainObject(value) ? sorted(value) : value))}`;
 }
 
-/** Counts identical calls in a row, across turns. */
+/** Counts, for each call, the turns in a row that made it. */
 export class RepeatGuard {
-  private lastKey = "";
-  private streak = 0;
+  private streaks = new Map<string, number>();
 
   /**
-   * Count a turn's calls, in order; true when one of them is the `REPEAT_LIMIT`-th identical
-   * call in a row (the loop then runs none of the turn's calls).
+   * Count a turn's calls; true when one of them has now been made in `REPEAT_LIMIT` turns in a
+   * row (the loop then runs none of this turn's calls). The same call twice in one turn counts
+   * once: reading a file twice at once is waste, not a loop.
    */
   repeats(calls: readonly ToolCall[]): boolean {
-    let hit = false;
-    for (const call of calls) {
-      const key = callKey(call);
-      this.streak = key === this.lastKey ? this.streak + 1 : 1;
-      this.lastKey = key;
-      if (this.streak >= REPEAT_LIMIT) hit = true;
-    }
-    return hit;
+    const next = new Map<string, number>();
+    for (const key of new Set(calls.map(callKey))) next.set(key, (this.streaks.get(key) ?? 0) + 1);
+    this.streaks = next;
+    return [...next.values()].some((n) => n >= REPEAT_LIMIT);
   }
 }
 

@@ -21,13 +21,20 @@ describe("callKey", () => {
 });
 
 describe("RepeatGuard", () => {
-  it(`fires at the ${REPEAT_LIMIT}th identical call in a row, across turns`, () => {
+  it(`fires when a call comes back for the ${REPEAT_LIMIT}th turn in a row`, () => {
     const guard = new RepeatGuard();
     const fired = Array.from({ length: REPEAT_LIMIT }, () => guard.repeats([call({ path: "a" })]));
     expect(fired).toEqual([...Array(REPEAT_LIMIT - 1).fill(false), true]);
   });
 
-  it("starts counting again after a different call", () => {
+  it("counts the same call twice in one turn once", () => {
+    const guard = new RepeatGuard();
+    expect(guard.repeats([call({ path: "a" }), call({ path: "a" }), call({ path: "a" })])).toBe(false);
+    expect(guard.repeats([call({ path: "a" }), call({ path: "b" })])).toBe(false);
+    expect(guard.repeats([call({ path: "b" }), call({ path: "a" })])).toBe(true);
+  });
+
+  it("starts counting again after a turn without the call", () => {
     const guard = new RepeatGuard();
     const calls = [{ path: "a" }, { path: "a" }, { path: "b" }, { path: "a" }, { path: "a" }];
     expect(calls.map((input) => guard.repeats([call(input)]))).toEqual([false, false, false, false, false]);

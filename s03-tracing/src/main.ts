@@ -4,6 +4,7 @@
  * says how to read it with `pnpm trace`.
  */
 import { relative } from "node:path";
+import { terminalObserver } from "@harness/s02-tool-dispatch";
 import { type ChapterCli, type RunContext, runChapterCli } from "@harness/shared";
 import { agentLoop, type StopReason } from "./agent-loop.ts";
 import { newTraceId, TraceWriter, traceDir } from "./trace-writer.ts";
@@ -11,7 +12,6 @@ import { newTraceId, TraceWriter, traceDir } from "./trace-writer.ts";
 // `--trace` alone takes a fresh id; `--trace=ID` names one (a separate word would be the prompt)
 const argv = process.argv.slice(2).map((arg) => (arg === "--trace" ? `--trace=${newTraceId()}` : arg));
 let trace: TraceWriter | undefined;
-let callsThisTurn = 0;
 
 const chapter: ChapterCli<StopReason> = {
   command: "s03",
@@ -31,18 +31,7 @@ const chapter: ChapterCli<StopReason> = {
       bashTimeoutMs: options.bashTimeoutSeconds * 1000,
       signal,
       trace,
-      observer: {
-        modelCall: (n) => view.modelCall(n),
-        start: () => view.modelAnswered(),
-        text: (delta) => view.textDelta(delta),
-        toolStart: (name) => view.toolStart(name),
-        toolInput: (partial) => view.toolInput(partial),
-        toolCalls: (calls) => {
-          callsThisTurn = calls.length;
-          for (const call of calls) view.toolCall(call);
-        },
-        toolResult: (call, result) => view.toolResult(result, callsThisTurn > 1 ? call : undefined),
-      },
+      observer: terminalObserver(view),
     });
     // a run that fails is the one you will want to read: say where it is before the error line
     return running.catch((error) => {
