@@ -44,9 +44,13 @@ export interface AgentLoopOptions {
 
 /** What the loop tells its observer (the CLI prints these). */
 export interface LoopObserver {
+  /** A model call is about to be made (the first is turn 1). */
   modelCall?(turnNumber: number): void;
+  /** The turn's response arrived and was appended to the history. */
   turn?(turn: AgentTurn): void;
+  /** A tool call is about to run. */
   toolCall?(call: ToolCall): void;
+  /** A tool call's result, before it is sent back. */
   toolResult?(call: ToolCall, result: ToolResult): void;
 }
 

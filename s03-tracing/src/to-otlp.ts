@@ -9,7 +9,8 @@ import { createHash } from "node:crypto";
 import type { LoadedTrace } from "./read-trace.ts";
 import type { ErrorRecord, IterationRecord, ResultRecord } from "./trace-record.ts";
 
-type Attribute = {
+/** One OTLP attribute: a key and a typed value. */
+export type Attribute = {
   key: string;
   value: { stringValue: string } | { intValue: string } | { arrayValue: { values: { stringValue: string }[] } };
 };
