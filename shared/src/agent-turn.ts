@@ -79,14 +79,14 @@ export class AgentTurn {
         history.push(block as unknown as ContentBlockParam);
       }
     }
-    const stop = message?.stop_reason;
+    const stop = typeof message?.stop_reason === "string" ? message.stop_reason : null;
     if (history.length === 0) {
       history.push({ type: "text", text: `(no content; the model stopped with "${stop ?? "null"}")` });
     }
     return new AgentTurn(
       texts.join("\n"),
       toolCalls,
-      typeof stop === "string" ? stop : null,
+      stop,
       usageFrom(message?.usage),
       history,
     );

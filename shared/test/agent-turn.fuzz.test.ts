@@ -119,3 +119,11 @@ describe("stopReasonFor (fuzzed)", () => {
     );
   });
 });
+
+describe("AgentTurn.fromResponse on a counterexample fast-check found", () => {
+  it("does not throw on a stop reason that cannot be turned into a string", () => {
+    const turn = AgentTurn.fromResponse(asMessage({ content: [], stop_reason: [{ toString: 0 }] }));
+    expect(turn.providerStopReason).toBeNull();
+    expect(turn.historyContent).toEqual([{ type: "text", text: '(no content; the model stopped with "null")' }]);
+  });
+});
