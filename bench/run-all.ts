@@ -42,7 +42,7 @@ const scenarios: { name: string; slow?: boolean; run: () => Promise<Section> }[]
     name: "stream",
     run: () => streamLatency({ chars: 2400, eventDelayMs: 2, warmup: 3, reps: reps ?? 15, cwd: repoRoot }),
   },
-  { name: "flood", run: () => bashFlood({ reps: 5, cwd: repoRoot }) },
+  { name: "flood", run: () => bashFlood({ reps: 4, cwd: repoRoot }) },
   { name: "dispatch", run: () => dispatchConcurrency({ warmup: 2, reps: 9, cwd: repoRoot }) },
   { name: "cold-start", run: () => coldStart({ warmup: 2, reps: 10, repoRoot }) },
   { name: "test-cache", slow: true, run: () => testCache({ reps: 3, repoRoot }) },

@@ -20,22 +20,23 @@ export async function testCache(o: TestCacheOptions): Promise<Section> {
   const cached: number[] = [];
   // one cold run first, unrecorded, so the first cached run has a cache to hit
   const first = await timeCommand("pnpm", ["test", "--force"], o.repoRoot);
-  if (first.code !== 0) problems.push(`pnpm test --force exited ${first.code}: ${first.stdout.slice(-500)}`);
+  if (first.code !== 0) problems.push(`pnpm test --force exited ${first.code} (${failedTasks(first.stdout)})`);
   for (let rep = 0; rep < o.reps && problems.length === 0; rep++) {
     const c = await timeCommand("pnpm", ["test", "--force"], o.repoRoot);
     const h = await timeCommand("pnpm", ["test"], o.repoRoot);
     if (c.code !== 0 || h.code !== 0) {
       problems.push(
-        `pnpm test failed (cold exit ${c.code}, cached exit ${h.code}): ${(c.code ? c : h).stdout.slice(-500)}`,
+        `pnpm test failed (cold exit ${c.code}, cached exit ${h.code}; ${failedTasks((c.code ? c : h).stdout)})`,
       );
       break;
     }
     // equal work: the cold run ran every task, the cached run replayed every task
-    const tasks = (s: string, what: string) => Number(new RegExp(`(\\d+) ${what}, (\\d+) total`).exec(s)?.[1] ?? -1);
-    const total = Number(/(\d+) total/.exec(c.stdout)?.[1] ?? -1);
-    if (tasks(c.stdout, "cached") !== 0) problems.push(`the cold run had ${tasks(c.stdout, "cached")} cached tasks`);
-    if (tasks(h.stdout, "cached") !== total)
-      problems.push(`the cached run hit the cache for ${tasks(h.stdout, "cached")} of ${total} tasks`);
+    const coldCached = cachedTasks(c.stdout);
+    const hotCached = cachedTasks(h.stdout);
+    if (coldCached.cached !== 0) problems.push(`the cold run had ${coldCached.cached} cached tasks`);
+    if (hotCached.cached !== hotCached.total || hotCached.total <= 0) {
+      problems.push(`the cached run hit the cache for ${hotCached.cached} of ${hotCached.total} tasks`);
+    }
     cold.push(c.ms);
     cached.push(h.ms);
   }
@@ -61,4 +62,20 @@ export async function testCache(o: TestCacheOptions): Promise<Section> {
     ],
     problems,
   };
+}
+
+/** Turbo's "Failed:" line, without colours: which tasks failed. */
+function failedTasks(stdout: string): string {
+  const text = plain(stdout);
+  return /Failed:\s+(.*)/.exec(text)?.[0].trim() ?? text.trim().split("\n").slice(-3).join(" ");
+}
+
+/** Turbo's "Cached: N cached, M total" line, read. */
+function cachedTasks(stdout: string): { cached: number; total: number } {
+  const m = /Cached:\s+(\d+) cached, (\d+) total/.exec(plain(stdout));
+  return { cached: Number(m?.[1] ?? -1), total: Number(m?.[2] ?? -1) };
+}
+
+function plain(text: string): string {
+  return text.replace(/\x1b\[[0-9;]*m/g, "");
 }
