@@ -23,7 +23,7 @@ export function renderChart(sections: readonly Section[]): string {
   });
   let y = 40;
   const parts: string[] = [
-    `<text x="16" y="24" font-size="16" font-weight="bold">pnpm bench: median (bar), min–max (whisker), target (dashed)</text>`,
+    `<text x="16" y="24" font-size="16" font-weight="bold">pnpm bench: median (bar), min–max (whisker; an arrow runs off the scale), target (dashed); lower is better</text>`,
   ];
   for (const panel of panels) {
     parts.push(panelSvg(panel.title, panel.unit, panel.figures, y));
@@ -39,11 +39,12 @@ export function renderChart(sections: readonly Section[]): string {
 }
 
 function panelSvg(title: string, unit: Unit, figures: readonly Figure[], top: number): string {
+  // the scale follows the medians and targets; a whisker past it is cut at the edge, with an arrow
   const limit = Math.max(
-    ...figures.flatMap((f) => [f.spread.max, f.target?.limit ?? 0]).filter(Number.isFinite),
-    unit === "x" ? 1 : 0,
+    ...figures.flatMap((f) => [f.spread.median * 1.6, (f.target?.limit ?? 0) * 1.2]).filter(Number.isFinite),
+    unit === "x" ? 1.2 : 0,
   );
-  const scale = (v: number) => LABEL + (PLOT * Math.max(0, v)) / (limit * 1.1 || 1);
+  const scale = (v: number) => LABEL + (PLOT * Math.min(Math.max(0, v), limit)) / (limit || 1);
   const out = [`<text x="16" y="${top + 18}" font-size="14" font-weight="bold">${escapeXml(title)}</text>`];
   const bottom = top + HEAD + figures.length * ROW;
   out.push(line(LABEL, top + HEAD - 4, LABEL, bottom, "#999"));
@@ -58,7 +59,11 @@ function panelSvg(title: string, unit: Unit, figures: readonly Figure[], top: nu
       );
       out.push(line(scale(f.spread.min), y + ROW / 2, scale(f.spread.max), y + ROW / 2, "#222"));
       out.push(line(scale(f.spread.min), y + 6, scale(f.spread.min), y + ROW - 6, "#222"));
-      out.push(line(scale(f.spread.max), y + 6, scale(f.spread.max), y + ROW - 6, "#222"));
+      if (f.spread.max <= limit) out.push(line(scale(f.spread.max), y + 6, scale(f.spread.max), y + ROW - 6, "#222"));
+      else
+        out.push(
+          `<path d="M${LABEL + PLOT - 6},${y + 7} L${LABEL + PLOT},${y + ROW / 2} L${LABEL + PLOT - 6},${y + ROW - 7}" fill="none" stroke="#222"/>`,
+        );
     }
     if (f.target) out.push(line(scale(f.target.limit), y + 1, scale(f.target.limit), y + ROW - 1, "#000", "4,3"));
     const verdict = f.target ? (f.target.met ? " met" : " MISSED") : "";

@@ -1,7 +1,8 @@
 /**
  * Cold start: `pnpm s01 --offline "<prompt>"` from the repository root, start to exit, against a
  * bare `node -e ''`. Also the same without pnpm (`node --import tsx s01-agent-loop/src/main.ts`),
- * which separates pnpm's own start-up from the chapter's. Interleaved, after warm-up runs.
+ * which separates pnpm's own start-up from the chapter's, and `node --import tsx -e ''`, which
+ * separates tsx's. Interleaved, after warm-up runs.
  */
 import { type Figure, formatValue, type Section, summarize } from "../section.ts";
 import { type TimedCommand, timeCommand } from "../time-command.ts";
@@ -19,6 +20,10 @@ const PROMPT = "What is the current git branch?";
 export async function coldStart(o: ColdStartOptions): Promise<Section> {
   const commands: { label: string; run: () => Promise<TimedCommand> }[] = [
     { label: "node -e ''", run: () => timeCommand(process.execPath, ["-e", ""], o.repoRoot) },
+    {
+      label: "node --import tsx -e '' (tsx alone)",
+      run: () => timeCommand(process.execPath, ["--import", "tsx", "-e", ""], o.repoRoot),
+    },
     {
       label: "node --import tsx s01-agent-loop/src/main.ts --offline",
       run: () =>
@@ -52,9 +57,9 @@ export async function coldStart(o: ColdStartOptions): Promise<Section> {
   return {
     title: "Cold start to exit: s01 offline",
     about:
-      `\`${commands[2].label} "${PROMPT}"\` from the repository root, start to exit (one real bash call), against ` +
+      `\`${commands[3].label} "${PROMPT}"\` from the repository root, start to exit (one real bash call), against ` +
       `\`node -e ''\`; ${o.reps} interleaved runs of each after ${o.warmup} warm-up rounds. The issue asks for the ` +
-      "figure, with no target.",
+      "figure, with no target. tsx alone shows how much of it is compiling TypeScript at load time.",
     figures,
     notes: [],
     problems,

@@ -5,6 +5,7 @@
  * are not counted; a loop's ratio in a repetition is its time per turn over the floor's.
  */
 
+import { readFileSync } from "node:fs";
 import { toolTurnsAnswer, toolTurnsPrompt } from "../bench-brain.ts";
 import { allContenders, type LoopOutcome } from "../contenders.ts";
 import { equalWorkNote, equalWorkProblems } from "../equal-work.ts";
@@ -27,6 +28,7 @@ export async function loopOverhead(o: LoopOverheadOptions): Promise<Section> {
     const contenders = allContenders({ url: server.url, cwd: o.cwd, maxTurns: o.turns + 5 });
     const prompt = toolTurnsPrompt(o.turns);
     const perTurn: number[][] = contenders.map(() => []);
+    const cpuPerTurn: number[][] = contenders.map(() => []); // this process's CPU time: load moves it less
     const outcomes = new Map<string, LoopOutcome[]>(contenders.map((c) => [c.name, []]));
     const problems: string[] = [];
 
@@ -36,8 +38,10 @@ export async function loopOverhead(o: LoopOverheadOptions): Promise<Section> {
       for (const i of order) {
         const contender = contenders[i];
         const started = performance.now();
+        const cpu = process.cpuUsage();
         const outcome = await contender.run(prompt);
         const ms = performance.now() - started;
+        const cpuUsed = process.cpuUsage(cpu);
         const served = await server.take();
         outcomes.get(contender.name)?.push(outcome);
         if (served.requests !== outcome.turns) {
@@ -45,7 +49,10 @@ export async function loopOverhead(o: LoopOverheadOptions): Promise<Section> {
             `${contender.name} reported ${outcome.turns} model calls; the server answered ${served.requests}`,
           );
         }
-        if (rep >= 0) perTurn[i].push(ms / outcome.turns);
+        if (rep >= 0) {
+          perTurn[i].push(ms / outcome.turns);
+          cpuPerTurn[i].push((cpuUsed.user + cpuUsed.system) / 1000 / outcome.turns);
+        }
       }
     }
 
@@ -59,20 +66,22 @@ export async function loopOverhead(o: LoopOverheadOptions): Promise<Section> {
     const floor = perTurn[0];
     const ratio = (i: number) => summarize(perTurn[i].map((ms, rep) => ms / floor[rep]));
     const msPerTurn = (i: number) => summarize(perTurn[i]).median;
+    const cpuMsPerTurn = (i: number) => summarize(cpuPerTurn[i]).median;
     const peers = contenders.flatMap((c, i) => (c.role === "peer" ? [{ name: c.name, median: ratio(i).median }] : []));
     const bestPeer = Math.min(...peers.map((p) => p.median));
 
     const figures: Figure[] = contenders.map((c, i) => {
       const spread = ratio(i);
-      const overhead = msPerTurn(i) - msPerTurn(0);
+      const wall = `${formatValue(msPerTurn(i), "ms")}/turn`;
+      const cpu = `CPU ${formatValue(cpuMsPerTurn(i), "ms")}/turn`;
       return {
         label: c.name,
         spread,
         unit: "x",
         detail:
           i === 0
-            ? `${formatValue(msPerTurn(0), "ms")}/turn`
-            : `${formatValue(msPerTurn(i), "ms")}/turn, ${formatDelta(overhead, "ms")}`,
+            ? `${wall}; ${cpu}`
+            : `${wall} (${formatDelta(msPerTurn(i) - msPerTurn(0), "ms")}); ${cpu} (${formatDelta(cpuMsPerTurn(i) - cpuMsPerTurn(0), "ms")})`,
         target: c.role === "ours" ? atMost(spread, 1.05, "≤ 1.05x of the floor") : undefined,
       };
     });
@@ -105,12 +114,22 @@ export async function loopOverhead(o: LoopOverheadOptions): Promise<Section> {
           `${formatValue(s02OverStreamed.min, "x")} / ${formatValue(s02OverStreamed.median, "x")} / ${formatValue(s02OverStreamed.max, "x")} (min / median / max).`,
         "A turn here costs only the harness, one HTTP round trip and one `bash -c echo`: with a real model " +
           "a turn takes seconds, so the absolute overhead (ms per turn) is the figure to carry over, not the ratio.",
-        "Peers: the SDK tool runner runs with `thread: false` (the whole history each turn, like the others; the " +
-          "scripted model holds no server-side thread); the AI SDK runs generateText with `stopWhen: stepCountIs(...)`.",
+        "Detail: medians of wall time per turn and of this process's CPU time per turn (the model and bash run in " +
+          "other processes), each with its difference to the floor. CPU time moves less with the machine's load.",
+        `Peers: ${peerVersions()}. The SDK tool runner runs with \`thread: false\` (the whole history each turn, ` +
+          "like the others; the scripted model holds no server-side thread); the AI SDK runs generateText with " +
+          "`stopWhen: stepCountIs(...)`.",
       ],
       problems,
     };
   } finally {
     await server.close();
   }
+}
+
+/** The peers' versions, as bench/package.json pins them. */
+function peerVersions(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+  const deps: Record<string, string> = pkg.dependencies ?? {};
+  return ["@anthropic-ai/sdk", "ai", "@ai-sdk/anthropic"].map((name) => `${name} ${deps[name]}`).join(", ");
 }
