@@ -67,7 +67,11 @@ export async function loopOverhead(o: LoopOverheadOptions): Promise<Section> {
     const ratio = (i: number) => summarize(perTurn[i].map((ms, rep) => ms / floor[rep]));
     const msPerTurn = (i: number) => summarize(perTurn[i]).median;
     const cpuMsPerTurn = (i: number) => summarize(cpuPerTurn[i]).median;
-    const peers = contenders.flatMap((c, i) => (c.role === "peer" ? [{ name: c.name, median: ratio(i).median }] : []));
+    const peers = contenders.flatMap((c, i) =>
+      c.role === "peer" ? [{ name: c.name.replace(/^peer: /, ""), index: i, median: ratio(i).median }] : [],
+    );
+    // paired: in how many repetitions loop i took less time than loop j (a median can hide a coin toss)
+    const faster = (i: number, j: number) => perTurn[i].filter((ms, rep) => ms < perTurn[j][rep]).length;
     const bestPeer = Math.min(...peers.map((p) => p.median));
 
     const figures: Figure[] = contenders.map((c, i) => {
@@ -92,7 +96,9 @@ export async function loopOverhead(o: LoopOverheadOptions): Promise<Section> {
         label: `${c.name} against the peers`,
         spread,
         unit: "x",
-        detail: peers.map((p) => `${p.name.replace(/^peer: /, "")} ${formatValue(p.median, "x")}`).join(", "),
+        detail: peers
+          .map((p) => `${p.name} ${formatValue(p.median, "x")} (faster in ${faster(i, p.index)}/${o.reps} reps)`)
+          .join(", "),
         target: atMost(spread, bestPeer, `no worse than either peer (≤ ${formatValue(bestPeer, "x")})`),
       });
     });
