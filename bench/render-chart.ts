@@ -66,7 +66,8 @@ function panelSvg(title: string, unit: Unit, figures: readonly Figure[], top: nu
         );
     }
     if (f.target) out.push(line(scale(f.target.limit), y + 1, scale(f.target.limit), y + ROW - 1, "#000", "4,3"));
-    const verdict = f.target ? (f.target.met ? " met" : " MISSED") : "";
+    const measured = Number.isFinite(f.spread.median);
+    const verdict = !f.target ? "" : !measured ? " not measured" : f.target.met ? " met" : " MISSED";
     out.push(
       `<text x="${LABEL + PLOT + 8}" y="${y + 15}">${escapeXml(formatValue(f.spread.median, unit) + verdict)}</text>`,
     );

@@ -44,7 +44,7 @@ function row(f: Figure): string {
     formatValue(f.spread.max, f.unit),
     f.detail ?? "",
     f.target?.text ?? "—",
-    f.target ? (f.target.met ? "met" : "**MISSED**") : "—",
+    verdict(f),
   ];
   return `| ${cells.join(" | ")} |`;
 }
@@ -55,12 +55,18 @@ function targetSummary(sections: readonly Section[]): string[] {
   for (const section of sections) {
     for (const f of section.figures) {
       if (!f.target) continue;
-      const verdict = f.target.met ? "met" : "**MISSED**";
       lines.push(
-        `- ${verdict}: ${section.title}, ${f.label}: median ${formatValue(f.spread.median, f.unit)}, target ${f.target.text}`,
+        `- ${verdict(f)}: ${section.title}, ${f.label}: median ${formatValue(f.spread.median, f.unit)}, target ${f.target.text}`,
       );
     }
     for (const p of section.problems) lines.push(`- **PROBLEM** (${section.title}): ${p}`);
   }
   return lines.length ? lines : ["- (no targets in the scenarios run)"];
+}
+
+/** met, MISSED, or not measured (no run gave a figure: see the section's problems). */
+function verdict(f: Figure): string {
+  if (!f.target) return "—";
+  if (!Number.isFinite(f.spread.median)) return "**not measured**";
+  return f.target.met ? "met" : "**MISSED**";
 }

@@ -58,7 +58,15 @@ for (const scenario of scenarios) {
   process.stderr.write(`bench: ${scenario.name} ...\n`);
   const started = performance.now();
   const loadBefore = loadavg()[0];
-  const section = await scenario.run();
+  const section = await scenario.run().catch(
+    (error: unknown): Section => ({
+      title: scenario.name,
+      about: "The scenario did not finish.",
+      figures: [],
+      notes: [],
+      problems: [`the scenario threw: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`],
+    }),
+  );
   // other work on the machine slows every loop alike but widens the spread: say how busy it was
   section.notes.push(
     `Load average (1 min) on this ${cpus().length}-core machine: ${loadBefore.toFixed(1)} at the start of this ` +

@@ -43,8 +43,9 @@ export interface Section {
   problems: string[];
 }
 
-/** Min, median and max of some samples (the median of an even count is the mean of the middle two). */
-export function summarize(samples: readonly number[]): Spread {
+/** Min, median and max of the finite samples (the median of an even count is the mean of the middle two). */
+export function summarize(all: readonly number[]): Spread {
+  const samples = all.filter(Number.isFinite); // a failed run is a NaN, reported as a problem elsewhere
   if (samples.length === 0) return { min: Number.NaN, median: Number.NaN, max: Number.NaN };
   const sorted = [...samples].sort((a, b) => a - b);
   const mid = sorted.length >> 1;

@@ -39,10 +39,20 @@ export async function loopOverhead(o: LoopOverheadOptions): Promise<Section> {
         const contender = contenders[i];
         const started = performance.now();
         const cpu = process.cpuUsage();
-        const outcome = await contender.run(prompt);
+        const outcome = await contender.run(prompt).catch((error: unknown) => {
+          problems.push(`${contender.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+          return { finalText: "", toolCalls: Number.NaN, turns: Number.NaN };
+        });
         const ms = performance.now() - started;
         const cpuUsed = process.cpuUsage(cpu);
         const served = await server.take();
+        if (Number.isNaN(outcome.turns)) {
+          if (rep >= 0) {
+            perTurn[i].push(Number.NaN);
+            cpuPerTurn[i].push(Number.NaN);
+          }
+          continue;
+        }
         outcomes.get(contender.name)?.push(outcome);
         if (served.requests !== outcome.turns) {
           problems.push(
