@@ -1,4 +1,96 @@
-/** Every benchmark, one after another: node --import tsx run-all.ts (or pnpm bench from the root). */
-await import("./concurrent-dispatch.ts");
-await import("./tracing-overhead.ts");
-await import("./trace-view.ts");
+/**
+ * `pnpm bench`: run every scenario, print the report, and write bench/results/report.md and
+ * bench/results/chart.svg. Options:
+ *
+ *   --quick          skip the slowest scenario (`pnpm test` cold against cached)
+ *   --only a,b       run only these scenarios (names below)
+ *   --reps N         repetitions for the loop and streaming scenarios (default 25 and 15)
+ *
+ * A scenario whose compared loops did unequal work, or whose runs failed, is reported as a
+ * PROBLEM and the run exits 1 after writing the report. A missed target is reported, not failed:
+ * this is a measurement, not a test.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, totalmem } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { renderChart } from "./render-chart.ts";
+import { renderReport } from "./render-report.ts";
+import { bashFlood } from "./scenarios/bash-flood.ts";
+import { coldStart } from "./scenarios/cold-start.ts";
+import { dispatchConcurrency } from "./scenarios/dispatch-concurrency.ts";
+import { loopOverhead } from "./scenarios/loop-overhead.ts";
+import { streamLatency } from "./scenarios/stream-latency.ts";
+import { testCache } from "./scenarios/test-cache.ts";
+import type { Section } from "./section.ts";
+
+const benchDir = dirname(fileURLToPath(import.meta.url));
+const repoRoot = dirname(benchDir);
+const args = process.argv.slice(2);
+const flag = (name: string) => {
+  const i = args.indexOf(name);
+  return i === -1 ? undefined : (args[i + 1] ?? "");
+};
+const quick = args.includes("--quick");
+const repsFlag = flag("--reps");
+const reps = repsFlag === undefined ? undefined : Number(repsFlag);
+const only = flag("--only")?.split(",");
+
+const scenarios: { name: string; slow?: boolean; run: () => Promise<Section> }[] = [
+  { name: "loops", run: () => loopOverhead({ turns: 10, warmup: 3, reps: reps ?? 25, cwd: repoRoot }) },
+  {
+    name: "stream",
+    run: () => streamLatency({ chars: 2400, eventDelayMs: 2, warmup: 3, reps: reps ?? 15, cwd: repoRoot }),
+  },
+  { name: "flood", run: () => bashFlood({ reps: 4, cwd: repoRoot }) },
+  { name: "dispatch", run: () => dispatchConcurrency({ warmup: 2, reps: 9, cwd: repoRoot }) },
+  { name: "cold-start", run: () => coldStart({ warmup: 2, reps: 10, repoRoot }) },
+  { name: "test-cache", slow: true, run: () => testCache({ reps: 3, repoRoot }) },
+];
+
+const sections: Section[] = [];
+const skipped: string[] = [];
+for (const scenario of scenarios) {
+  if ((only && !only.includes(scenario.name)) || (quick && scenario.slow)) {
+    skipped.push(scenario.name);
+    continue;
+  }
+  process.stderr.write(`bench: ${scenario.name} ...\n`);
+  const started = performance.now();
+  const loadBefore = loadavg()[0];
+  const section = await scenario.run().catch(
+    (error: unknown): Section => ({
+      title: scenario.name,
+      about: "The scenario did not finish.",
+      figures: [],
+      notes: [],
+      problems: [`the scenario threw: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`],
+    }),
+  );
+  // other work on the machine slows every loop alike but widens the spread: say how busy it was
+  section.notes.push(
+    `Load average (1 min) on this ${cpus().length}-core machine: ${loadBefore.toFixed(1)} at the start of this ` +
+      `scenario, ${loadavg()[0].toFixed(1)} at its end.`,
+  );
+  sections.push(section);
+  process.stderr.write(`bench: ${scenario.name} done in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+}
+
+const report = renderReport(sections, {
+  command: `pnpm bench${args.length ? ` ${args.join(" ")}` : ""}`,
+  date: new Date().toISOString(),
+  machine: `${cpus().length} × ${cpus()[0]?.model.trim() ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}`,
+  skipped,
+});
+const resultsDir = join(benchDir, "results");
+mkdirSync(resultsDir, { recursive: true });
+writeFileSync(join(resultsDir, "report.md"), report);
+writeFileSync(join(resultsDir, "chart.svg"), renderChart(sections));
+process.stdout.write(`${report}\nWritten: bench/results/report.md, bench/results/chart.svg\n`);
+
+const problems = sections.flatMap((s) => s.problems);
+if (problems.length > 0) {
+  process.stderr.write(`\nbench: ${problems.length} PROBLEM(S): the comparison above is not valid\n`);
+  for (const p of problems) process.stderr.write(`  ${p}\n`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,78 @@
+/**
+ * The conversations every benchmark runs, as a brain for the scripted model.
+ *
+ * Like the demo brain it keeps no state: each reply is read off the request, so every loop that
+ * sends the same history gets the same replies, whoever sent it. Three prompts are known:
+ *
+ *   toolTurnsPrompt(n)      n turns of one bash call each (`echo 1` ... `echo n`), then a text
+ *                           answer that quotes the last tool output
+ *   streamPrompt(c, d)      one text answer of c characters, streamed with d ms between events
+ *   fanOutPrompt(k, tool)   one turn of k calls to `tool`, then a text answer counting the results
+ */
+import type { MessageCreateParams, MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import { reply, type ScriptStep, textReply, toolUse } from "@harness/shared";
+
+/** The prompt of a conversation of `turns` bash calls. */
+export function toolTurnsPrompt(turns: number): string {
+  return `bench: ${turns} tool turns`;
+}
+
+/** The prompt of one streamed text answer of `chars` characters, `eventDelayMs` between events. */
+export function streamPrompt(chars: number, eventDelayMs: number): string {
+  return `bench: stream ${chars} characters every ${eventDelayMs} ms`;
+}
+
+/** The prompt of one turn of `calls` calls to `tool` (with an empty input), then an answer. */
+export function fanOutPrompt(calls: number, tool: string): string {
+  return `bench: ${calls} calls to ${tool}`;
+}
+
+/** The answer a tool-turns conversation ends with, given the last tool output it quotes. */
+export function toolTurnsAnswer(turns: number, lastOutput: string): string {
+  return `Done after ${turns} tool calls. The last one printed: ${JSON.stringify(lastOutput)}`;
+}
+
+/** The scripted model's brain for the benchmark prompts. */
+export function benchBrain(request: MessageCreateParams): ScriptStep {
+  const prompt = firstPrompt(request.messages);
+  const answered = request.messages.filter((m) => m.role === "assistant").length;
+
+  let m = /^bench: (\d+) tool turns$/.exec(prompt);
+  if (m) {
+    const turns = Number(m[1]);
+    if (answered < turns) return reply([toolUse("bash", { command: `echo ${answered + 1}` })]);
+    return textReply(toolTurnsAnswer(turns, lastToolOutput(request.messages)));
+  }
+  m = /^bench: stream (\d+) characters every (\d+) ms$/.exec(prompt);
+  if (m) {
+    const chars = Number(m[1]);
+    const text = "The quick brown fox jumps over the lazy dog. ".repeat(Math.ceil(chars / 45)).slice(0, chars);
+    return textReply(text, { eventDelayMs: Number(m[2]) });
+  }
+  m = /^bench: (\d+) calls to (\w+)$/.exec(prompt);
+  if (m) {
+    const calls = Number(m[1]);
+    if (answered === 0) return reply(Array.from({ length: calls }, () => toolUse(m![2], {})));
+    return textReply(`${calls} calls answered.`);
+  }
+  return textReply(`I am the benchmark brain and do not know the prompt ${JSON.stringify(prompt)}.`);
+}
+
+function firstPrompt(messages: MessageParam[]): string {
+  const content = messages[0]?.content;
+  if (typeof content === "string") return content;
+  return (content ?? []).map((b) => (b.type === "text" ? b.text : "")).join("");
+}
+
+/** The text of the last tool_result, whether its content is a string or text blocks. */
+function lastToolOutput(messages: MessageParam[]): string {
+  for (const message of [...messages].reverse()) {
+    if (typeof message.content === "string") continue;
+    for (const block of [...message.content].reverse()) {
+      if (block.type !== "tool_result") continue;
+      if (typeof block.content === "string") return block.content;
+      return (block.content ?? []).map((b) => (b.type === "text" ? b.text : "")).join("");
+    }
+  }
+  return "";
+}
