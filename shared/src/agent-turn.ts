@@ -83,13 +83,7 @@ export class AgentTurn {
     if (history.length === 0) {
       history.push({ type: "text", text: `(no content; the model stopped with "${stop ?? "null"}")` });
     }
-    return new AgentTurn(
-      texts.join("\n"),
-      toolCalls,
-      stop,
-      usageFrom(message?.usage),
-      history,
-    );
+    return new AgentTurn(texts.join("\n"), toolCalls, stop, usageFrom(message?.usage), history);
   }
 }
 
