@@ -44,9 +44,13 @@ export interface AgentLoopOptions {
 
 /** What the loop tells its observer (the CLI prints these). */
 export interface LoopObserver {
+  /** Before each model call; `turnNumber` counts from 1. */
   modelCall?(turnNumber: number): void;
+  /** After each model call, with the turn as read from the response. */
   turn?(turn: AgentTurn): void;
+  /** Before a tool call runs. */
   toolCall?(call: ToolCall): void;
+  /** After a tool call ran, with the result the model will read. */
   toolResult?(call: ToolCall, result: ToolResult): void;
 }
 
