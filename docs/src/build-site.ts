@@ -88,9 +88,18 @@ export async function buildSite(options: BuildSiteOptions): Promise<SiteBuild> {
   app.renderer.on(
     MarkdownEvent.PARSE,
     (event) => {
-      page = event.page?.model.getFriendlyFullName() ?? "";
+      page = event.page?.url ?? "";
     },
     100,
+  );
+  // a link to the home page is "../" from a page in a folder, which opens a directory listing
+  // from file://: name index.html (after typedoc has turned markdown links into page links)
+  app.renderer.on(
+    MarkdownEvent.PARSE,
+    (event) => {
+      event.parsedText = event.parsedText.replace(/href="((?:\.\.\/)+|\.\/)"/g, 'href="$1index.html"');
+    },
+    -100,
   );
   app.options.setValue("markdownItLoader", (parser: MarkdownIt) =>
     drawMermaid(parser, (message) => logger.warn(`${page}: a mermaid diagram did not draw: ${message}`)),
