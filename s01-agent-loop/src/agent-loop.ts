@@ -44,13 +44,13 @@ export interface AgentLoopOptions {
 
 /** What the loop tells its observer (the CLI prints these). */
 export interface LoopObserver {
-  /** A model call is about to be made (the first is turn 1). */
+  /** Before each model call; `turnNumber` counts from 1. */
   modelCall?(turnNumber: number): void;
-  /** The turn's response arrived and was appended to the history. */
+  /** After each model call, with the turn as read from the response. */
   turn?(turn: AgentTurn): void;
-  /** A tool call is about to run. */
+  /** Before a tool call runs. */
   toolCall?(call: ToolCall): void;
-  /** A tool call's result, before it is sent back. */
+  /** After a tool call ran, with the result the model will read. */
   toolResult?(call: ToolCall, result: ToolResult): void;
 }
 

@@ -32,7 +32,7 @@ export interface Skill {
   example: string;
   /** Tools it needs; it is offered only when the request has them all. */
   needs: string[];
-  /** True when this skill answers `prompt`. */
+  /** True when this skill answers this prompt (the latest one in the conversation). */
   matches(prompt: string): boolean;
   /** The next reply, from the exchanges so far. */
   next(conversation: Conversation): ScriptedReply;

@@ -1,0 +1,194 @@
+/**
+ * The progression contract: every chapter's README says what it builds on and what it adds, and
+ * the code agrees (package.json, src/ imports, earlier chapters only); the chapter list is one
+ * list everywhere. First on this repository, then on small made-up repositories, to show that
+ * each rule catches what it is for.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { findChapters } from "../src/find-chapters.ts";
+import {
+  chapterTable,
+  type ProgressionProblem,
+  parseContractLine,
+  parseList,
+  progressionProblems,
+} from "../src/progression-problems.ts";
+
+/** One line per problem, so a failure reads as a list: `s03-tracing · rule: message`. */
+function lines(problems: ProgressionProblem[]): string[] {
+  return problems.map((p) => `${p.chapter} · ${p.rule}: ${p.message}`);
+}
+
+describe("the progression contract of this course", () => {
+  const problems = progressionProblems();
+  const chapters = findChapters();
+
+  it("has chapters", () => {
+    expect(chapters.map((c) => c.folder)).toContain("s01-agent-loop");
+  });
+
+  it.each(chapters.map((c) => c.folder))("%s says what it builds on and adds, and its code agrees", (folder) => {
+    expect(lines(problems.filter((p) => p.chapter === folder))).toEqual([]);
+  });
+
+  it("lists the same chapters in README.md, README.zh.md, docs/index.md, docs/index.zh.md and pnpm-workspace.yaml", () => {
+    expect(lines(problems.filter((p) => p.chapter === "course"))).toEqual([]);
+  });
+});
+
+describe("parseContractLine", () => {
+  it("reads the English and the Chinese line, links and code spans as their text", () => {
+    const en =
+      "# s03\n\n**Builds on:** [shared](../shared/README.md), `s02-tool-dispatch` · **Adds:** a trace\n\n## The problem\n";
+    const zh = "# s03\n\n**基于：** shared、s02-tool-dispatch · **新增：** 追踪\n\n## 问题\n";
+    expect(parseContractLine(en, "README.md")).toEqual({ buildsOn: ["shared", "s02-tool-dispatch"], adds: "a trace" });
+    expect(parseContractLine(zh, "README.zh.md")).toEqual({ buildsOn: ["shared", "s02-tool-dispatch"], adds: "追踪" });
+  });
+
+  it("ignores a line after the first ## heading", () => {
+    expect(
+      parseContractLine("# s01\n\n## Later\n\n**Builds on:** shared · **Adds:** x\n", "README.md"),
+    ).toBeUndefined();
+  });
+});
+
+describe("chapterTable", () => {
+  it("reads each row's chapter and its builds-on cell", () => {
+    const table =
+      "| chapter | motto | builds on |\n| --- | --- | --- |\n| [s01-a](s01-a/README.md) | _m_ | shared |\n| [s02-b](s02-b/README.md) | _n_ | shared, s01-a |\n";
+    expect(chapterTable(`# Course\n\n${table}\nText.`)).toEqual({
+      rows: [
+        { chapter: "s01-a", buildsOn: ["shared"] },
+        { chapter: "s02-b", buildsOn: ["shared", "s01-a"] },
+      ],
+    });
+  });
+
+  it("treats a dash as building on nothing", () => {
+    expect(parseList("—")).toEqual([]);
+  });
+});
+
+describe("progressionProblems on a made-up course", () => {
+  let root: string;
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  /** A two-chapter course that keeps the contract; `change` breaks one thing. */
+  function course(change: (write: (file: string, text: string) => void) => void = () => {}): string {
+    root = mkdtempSync(join(tmpdir(), "docs-progression-"));
+    const write = (file: string, text: string) => {
+      mkdirSync(dirname(join(root, file)), { recursive: true });
+      writeFileSync(join(root, file), text);
+    };
+    const table = (readme: string) =>
+      `| chapter | builds on |\n| --- | --- |\n| [s01-loop](s01-loop/${readme}) | shared |\n| [s02-tools](s02-tools/${readme}) | shared, s01-loop |\n`;
+    write("pnpm-workspace.yaml", "packages:\n  - shared\n  - s01-loop\n  - s02-tools\n  - docs\n");
+    write(
+      "package.json",
+      JSON.stringify({ scripts: { s01: "node s01-loop/src/main.ts", s02: "node s02-tools/src/main.ts" } }),
+    );
+    for (const file of ["README.md", "README.zh.md", "docs/index.md", "docs/index.zh.md"]) {
+      write(file, `# Course\n\n${table(file.endsWith("zh.md") ? "README.zh.md" : "README.md")}`);
+    }
+    const chapter = (folder: string, buildsOn: string[]) => {
+      const deps = Object.fromEntries(buildsOn.map((name) => [`@harness/${name}`, "workspace:*"]));
+      write(`${folder}/package.json`, JSON.stringify({ name: `@harness/${folder}`, dependencies: deps }));
+      write(
+        `${folder}/README.md`,
+        `# ${folder}\n\n**Builds on:** ${buildsOn.join(", ")} · **Adds:** a thing\n\n## The problem\n`,
+      );
+      write(
+        `${folder}/README.zh.md`,
+        `# ${folder}\n\n**基于：** ${buildsOn.join("、")} · **新增：** 一样东西\n\n## 问题\n`,
+      );
+      write(`${folder}/src/index.ts`, buildsOn.map((name) => `import "@harness/${name}";\n`).join(""));
+    };
+    chapter("s01-loop", ["shared"]);
+    chapter("s02-tools", ["shared", "s01-loop"]);
+    change(write);
+    return root;
+  }
+
+  it("finds nothing wrong with a course that keeps the contract", () => {
+    expect(lines(progressionProblems(course()))).toEqual([]);
+  });
+
+  it("names the chapter that imports a later chapter", () => {
+    const problems = progressionProblems(
+      course((write) => {
+        write("s01-loop/src/peek.ts", 'import { thing } from "@harness/s02-tools";\nexport const x = thing;\n');
+      }),
+    );
+    expect(lines(problems)).toEqual([
+      "s01-loop · builds on = src imports: the README says shared; src/ imports shared, s02-tools (shared in index.ts; s02-tools in peek.ts)",
+    ]);
+  });
+
+  it("names a chapter whose README claims a later chapter", () => {
+    const problems = progressionProblems(
+      course((write) => {
+        write("s01-loop/README.md", "# s01\n\n**Builds on:** shared, s02-tools · **Adds:** x\n\n## The problem\n");
+      }),
+    );
+    expect(lines(problems)).toContain(
+      "s01-loop · builds on shared and earlier chapters only: s02-tools is not earlier than s01-loop",
+    );
+  });
+
+  it("names a chapter whose package.json depends on what its README does not say", () => {
+    const problems = progressionProblems(
+      course((write) => {
+        write("s02-tools/package.json", JSON.stringify({ name: "@harness/s02-tools", dependencies: {} }));
+      }),
+    );
+    expect(lines(problems)).toEqual([
+      "s02-tools · builds on = package.json: the README says shared, s01-loop; package.json depends on nothing",
+    ]);
+  });
+
+  it("names a chapter without its Chinese text, or without the contract line", () => {
+    const problems = progressionProblems(
+      course((write) => {
+        write("s02-tools/README.md", "# s02\n\nNo contract here.\n\n## The problem\n");
+        rmSync(join(root, "s01-loop", "README.zh.md"));
+      }),
+    );
+    expect(lines(problems)).toEqual([
+      "s01-loop · README in both languages: README.zh.md is missing",
+      's02-tools · says what it builds on and adds: README.md has no "**Builds on:** ... · **Adds:** ..." line before its first ##',
+    ]);
+  });
+
+  it("does not read a string that names a package as an import", () => {
+    const problems = progressionProblems(
+      course((write) => write("s01-loop/src/name.ts", 'export const scope = "@harness/s02-tools";\n')),
+    );
+    expect(lines(problems)).toEqual([]);
+  });
+
+  it("names each list that disagrees with the chapter folders", () => {
+    const problems = progressionProblems(
+      course((write) => {
+        write("pnpm-workspace.yaml", "packages:\n  - shared\n  - s01-loop\n");
+        const text = readFileSync(join(root, "docs/index.md"), "utf8");
+        write("docs/index.md", text.replace("| shared, s01-loop |", "| shared |"));
+      }),
+    );
+    expect(lines(problems)).toEqual([
+      "course · one chapter list: pnpm-workspace.yaml lists s01-loop; the sNN-* folders are s01-loop, s02-tools",
+      "course · one chapter list: docs/index.md says s02-tools builds on shared; its README says shared, s01-loop",
+    ]);
+  });
+
+  it("names a chapter without its pnpm sNN script", () => {
+    const problems = progressionProblems(
+      course((write) => write("package.json", JSON.stringify({ scripts: { s01: "node s01-loop/src/main.ts" } }))),
+    );
+    expect(lines(problems)).toEqual([
+      'course · one chapter list: the root package.json has no "s02" script running s02-tools/src/main.ts',
+    ]);
+  });
+});
