@@ -23,14 +23,16 @@ import {
 } from "@harness/s02-tool-dispatch";
 import { type AgentLoopResult, AgentTurn, addUsage, appendAssistantTurn, stopReasonFor } from "@harness/shared";
 import { RunRecorder } from "./run-recorder.ts";
-import type { TraceWriter } from "./trace-writer.ts";
+import { TraceWriter, traceDir } from "./trace-writer.ts";
 
 export type { LoopObserver, StopReason } from "@harness/s02-tool-dispatch";
 export { DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS };
 
 /** How one run of the loop is set up: s02's options, plus a trace. */
 export interface AgentLoopOptions extends S02Options {
-  /** Where each iteration is recorded; without it the loop records nothing. */
+  /** Record into `.traces/<traceId>.jsonl` under `cwd` (or HARNESS_TRACE_DIR). */
+  traceId?: string;
+  /** Record with this writer instead (a REPL session shares one across its runs). */
   trace?: TraceWriter;
 }
 
@@ -49,7 +51,9 @@ export async function agentLoop(
   const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
   const system = options.system ?? `You are a coding agent working in ${options.cwd}. Use the tools. Be brief.`;
   const observer = options.observer ?? {};
-  const recorder = new RunRecorder(options.trace);
+  const trace =
+    options.trace ?? (options.traceId ? new TraceWriter(options.traceId, traceDir(options.cwd)) : undefined);
+  const recorder = new RunRecorder(trace);
   let usage = { inputTokens: 0, outputTokens: 0 };
   let toolCalls = 0;
   let last: AgentTurn | null = null;

@@ -359,3 +359,21 @@ describe("agentLoop with a trace", () => {
     expect(isValidHistory(messages)).toBe(true);
   });
 });
+
+describe("agentLoop with a traceId", () => {
+  it("writes .traces/<traceId>.jsonl under cwd, one record per iteration and the result last", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "s03-traceid-"));
+    const model = new ScriptedModel({ script: [reply([toolUse("glob", { pattern: "*" })]), textReply("done")] });
+    const messages: MessageParam[] = [{ role: "user", content: "go" }];
+    const env = process.env.HARNESS_TRACE_DIR;
+    delete process.env.HARNESS_TRACE_DIR;
+    try {
+      await agentLoop(model.client(), messages, { model: "m", cwd, traceId: "by-id" });
+    } finally {
+      if (env !== undefined) process.env.HARNESS_TRACE_DIR = env;
+    }
+    const trace = readTrace(join(cwd, ".traces", "by-id.jsonl"));
+    expect(trace.records.map((r) => r.type)).toEqual(["iteration", "iteration", "result"]);
+    expect(isValidHistory(messages)).toBe(true);
+  });
+});
