@@ -149,6 +149,15 @@ export const FAULT_CASES: readonly FaultCase[] = [
     expected: same(stopped("final_answer", 2)),
   },
   {
+    name: "an SSE error before any content, every time",
+    script: [...Array.from({ length: 3 }, () => ({ kind: "sse_error" as const, afterEvents: 1 })), recovery],
+    // streamed: the first send and the loop's two retries; plainly: an HTTP 500, and the SDK's two
+    expected: {
+      streaming: threw("APIError", 3),
+      nonStreaming: threw("InternalServerError", FAULT_MATRIX_MAX_RETRIES + 1, 500),
+    },
+  },
+  {
     name: "an SSE error after the first text delta",
     script: [{ kind: "sse_error", afterEvents: firstTextDelta, reply: speech }, recovery],
     expected: { streaming: threw("StreamError", 1), nonStreaming: stopped("final_answer", 2) },
@@ -162,6 +171,14 @@ export const FAULT_CASES: readonly FaultCase[] = [
     name: "a stream cut before any content, then an answer",
     script: [{ kind: "cut", afterEvents: 1, reply: speech }, recovery],
     expected: same(stopped("final_answer", 2)),
+  },
+  {
+    name: "a stream cut before any content, every time",
+    script: [...Array.from({ length: 3 }, () => ({ kind: "cut" as const, afterEvents: 1 })), recovery],
+    expected: {
+      streaming: threw("StreamError", 3),
+      nonStreaming: threw("APIConnectionError", FAULT_MATRIX_MAX_RETRIES + 1),
+    },
   },
   {
     name: "a stream cut mid-text",
