@@ -238,6 +238,12 @@ export const FAULT_CASES: readonly FaultCase[] = [
     expected: same(stopped("final_answer", 2, ["RAN"])),
   },
   {
+    name: "a text block of whitespace only before a tool call",
+    // the API rejects a history that keeps the blank block, so the next request would fail
+    script: [reply([text("\n\n"), toolUse("bash", { command: "touch RAN" })]), recovery],
+    expected: same(stopped("final_answer", 2, ["RAN"])),
+  },
+  {
     name: "a thinking-only turn",
     script: [
       reply([{ type: "thinking", thinking: "The user wants an answer; I have one.", signature: "sig-1" }]),
