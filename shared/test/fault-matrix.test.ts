@@ -17,6 +17,7 @@ import {
   runFaultCase,
   SENTINEL_COMMAND,
 } from "../src/scripted-model/fault-matrix.ts";
+import { streamEvents } from "../src/scripted-model/wire.ts";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -71,6 +72,21 @@ describe("FAULT_CASES", () => {
       "a tool_use block without an id",
     ]);
   });
+
+  it.each(["a stream cut mid-tool-input", "an SSE error in the middle of a tool call's input"])(
+    "breaks off %s once the command is whole but before the input closes",
+    (name) => {
+      const [step] = caseNamed(name).script;
+      if (step.kind !== "cut" && step.kind !== "sse_error") throw new Error(`${name} starts with ${step.kind}`);
+      const ctx = { messageId: "m", model: "m", toolUseId: (i: number) => `t${i}`, inputTokens: 0 };
+      const sent = streamEvents(step.reply ?? { kind: "reply", content: [] }, ctx).slice(0, step.afterEvents);
+      const partial = sent
+        .map((e) => (e.data.delta as { partial_json?: string } | undefined)?.partial_json ?? "")
+        .join("");
+      expect(partial).toContain(`"command":"${SENTINEL_COMMAND}"`);
+      expect(() => JSON.parse(partial)).toThrow();
+    },
+  );
 });
 
 describe("runFaultCase", () => {
