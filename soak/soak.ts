@@ -11,7 +11,7 @@
  * when one of these fails.
  *
  * Environment: SOAK_ITERATIONS (default 10000), SOAK_SEED (default 1), SOAK_KEEP=1 keeps the
- * temp directory (traces included).
+ * temp directory (traces included; a failed soak always keeps it).
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -331,6 +331,7 @@ processes: ${pgids.size} bash process groups started, ${leaked.length} still ali
 crashes (uncaught): ${crashes}
 ${failures.length === 0 ? "PASS" : `FAIL\n${failures.map((f) => `  - ${f}`).join("\n")}`}`);
 
-if (process.env.SOAK_KEEP) console.log(`kept: ${root}`);
+// a failed soak keeps its directory: the traces are what you will want to read
+if (process.env.SOAK_KEEP || failures.length > 0) console.log(`kept: ${root}`);
 else rmSync(root, { recursive: true, force: true });
 process.exit(failures.length === 0 ? 0 : 1);
