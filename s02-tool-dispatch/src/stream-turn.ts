@@ -11,6 +11,7 @@
  * is sent again only when it failed before any content arrived.
  */
 import type Anthropic from "@anthropic-ai/sdk";
+import { APIError } from "@anthropic-ai/sdk";
 import type { Message, MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 
 /** What the stream reports as it goes (for display; the result is the returned message). */
@@ -41,7 +42,7 @@ export const STREAM_RETRIES = 2;
  * an early end) is sent again, up to `STREAM_RETRIES` times: nothing of it was shown or used.
  * Once content has arrived, a failure is an error, because the same request might answer
  * differently. An HTTP error is the SDK's to retry, and is thrown as it comes.
- * Contract: throws `StreamError` (or the SDK's error) when the stream is not complete, and
+ * Contract: throws `StreamError` (or the SDK's `APIError`) when the stream is not complete, and
  * returns `null` when `signal` aborted it; a partial message is never returned.
  */
 export async function streamTurn(
@@ -140,6 +141,10 @@ async function streamOnce(
     }
   } catch (error) {
     if (signal.aborted) return null;
+    // a dropped connection reaches here as fetch's bare `TypeError: terminated`: say what broke
+    if (progress.opened && !(error instanceof APIError) && !(error instanceof StreamError)) {
+      throw new StreamError(`the stream broke off (${describe(error)})`, { cause: error });
+    }
     throw error;
   }
   if (signal.aborted) return null; // the SDK ends an aborted stream quietly

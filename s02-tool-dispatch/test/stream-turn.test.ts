@@ -147,6 +147,18 @@ describe("streamTurn", () => {
     expect(model.requests).toHaveLength(STREAM_RETRIES + 1);
   });
 
+  it(`throws a StreamError, not fetch's bare TypeError, when a cut before any content recurs past ${STREAM_RETRIES} retries`, async () => {
+    const cut: ScriptStep = { kind: "cut", afterEvents: 1 };
+    const model = new ScriptedModel({ script: [cut, cut, cut, textReply("too late")] });
+    const error = await streamTurn(model.client({ maxRetries: 0 }), params, new AbortController().signal, {}, 1).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(StreamError);
+    expect((error as Error).message).toBe("the stream broke off (terminated: the scripted connection was cut)");
+    expect((error as Error).cause).toBeInstanceOf(TypeError);
+    expect(model.requests).toHaveLength(STREAM_RETRIES + 1);
+  });
+
   it.each([1, 3, 6])("throws for a connection cut after %i events", async (afterEvents) => {
     await expect(
       stream({ kind: "cut", afterEvents, reply: reply([text("hi"), toolUse("bash", { command: "ls" })]) }),

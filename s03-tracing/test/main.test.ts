@@ -7,11 +7,13 @@ import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, wri
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  historyProblems,
   isValidHistory,
   REPO_ROOT,
   reply,
   ScriptedModel,
   type ScriptedServer,
+  type ScriptStep,
   startScriptedServer,
   text,
   textReply,
@@ -320,5 +322,105 @@ describe("pnpm s03 --trace", () => {
     expect(raw.includes("Secret_Key")).toBe(false);
     expect(raw.includes("[REDACTED]")).toBe(true);
     expect(sentValidHistories(readTrace(join(cwd, ".traces", "secret.jsonl")))).toBe(true);
+  }, 60_000);
+});
+
+describe("pnpm s03 --trace, Ctrl-C in the REPL", () => {
+  function count(haystack: string, needle: string): number {
+    return haystack.split(needle).length - 1;
+  }
+
+  /**
+   * Start a traced REPL against `first`, send a prompt, press Ctrl-C once `ready` holds; check that
+   * the prompt comes back with the trace readable and run 0 ending `aborted`, that a next prompt is
+   * answered (the server rejects an invalid history) and appended to the same file without
+   * rewriting a byte of it, and that a second Ctrl-C at the prompt exits 130.
+   */
+  async function interruptThenContinue(
+    first: ScriptStep,
+    ready: (output: { stdout: string }, cwd: string) => boolean,
+  ): Promise<{ interrupted: LoadedTrace; trace: LoadedTrace; cwd: string }> {
+    const model = new ScriptedModel({ script: [first, textReply("Back again.")] });
+    const server = await scriptedServer(model);
+    const cwd = workdir();
+    const path = join(cwd, ".traces", "ctrl-c.jsonl");
+    const child = start(
+      ["--trace=ctrl-c", "--cwd", cwd],
+      cleanEnv({ ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url }),
+    );
+    await until("the prompt is shown", () => child.output.stdout.includes("s03 >> "));
+    child.stdin?.write("first prompt\n");
+    await until("the run is at the phase to interrupt", () => model.requests.length === 1 && ready(child.output, cwd));
+
+    child.kill("SIGINT");
+    await until("the prompt is back", () => count(child.output.stdout, "s03 >> ") === 2);
+    expect(child.output.stdout).toContain("(interrupted; press Ctrl-C again to exit)");
+    expect(child.output.stdout).toContain(`trace ctrl-c → ${path}`);
+    const bytesAfterInterrupt = readFileSync(path);
+    const interrupted = readTrace(path);
+    expect(interrupted.skippedLines).toBe(0);
+    expect(interrupted.records.at(-1)).toMatchObject({ type: "result", run: 0, result: { stopReason: "aborted" } });
+
+    child.stdin?.write("second prompt\n");
+    await until("the second run is answered", () => count(child.output.stdout, "s03 >> ") === 3);
+    expect(child.output.stdout).toContain("Back again.");
+    expect(model.requests).toHaveLength(2);
+    expect(historyProblems(model.requests[1].body.messages)).toEqual([]);
+
+    const whole = readFileSync(path);
+    expect(whole.subarray(0, bytesAfterInterrupt.length).equals(bytesAfterInterrupt)).toBe(true);
+    const trace = readTrace(path);
+    expect(trace.skippedLines).toBe(0);
+    expect(trace.records.slice(interrupted.records.length).map((r) => [r.type, r.run])).toEqual([
+      ["iteration", 1],
+      ["result", 1],
+    ]);
+    expect(trace.records.at(-1)).toMatchObject({ result: { stopReason: "final_answer", finalText: "Back again." } });
+    expect(sentValidHistories(trace)).toBe(true);
+
+    child.kill("SIGINT");
+    expect(await exited(child)).toBe(130);
+    expect(child.output.stderr).not.toContain("error");
+    return { interrupted, trace, cwd };
+  }
+
+  it("stops a run that waits for the model; the trace reads back and the next prompt appends to it", async () => {
+    const { interrupted } = await interruptThenContinue({ kind: "hang" }, () => true);
+    // no iteration completed: the run is its aborted result alone
+    expect(interrupted.records.map((r) => r.type)).toEqual(["result"]);
+    expect(interrupted.records[0]).toMatchObject({ result: { turns: 1, toolCalls: 0 } });
+  }, 60_000);
+
+  it("stops a run mid-stream; the trace reads back and the next prompt appends to it", async () => {
+    const words = `Here is a long answer that streams in slowly. ${"More words arrive a few at a time. ".repeat(25)}The end.`;
+    const { interrupted } = await interruptThenContinue(reply([text(words)], { eventDelayMs: 100 }), (output) =>
+      output.stdout.includes("Here is a long answer"),
+    );
+    // the half-streamed turn is dropped, from the history and from the trace
+    expect(interrupted.records.map((r) => r.type)).toEqual(["result"]);
+  }, 60_000);
+
+  it("stops a running command, killing its group; the trace reads back and the next prompt appends to it", async () => {
+    const pidFile = (cwd: string) => join(cwd, "pid");
+    const sleeper = reply([toolUse("bash", { command: "echo $$ > pid; sleep 30" }, "toolu_sleep")]);
+    const { interrupted, trace, cwd } = await interruptThenContinue(
+      sleeper,
+      (_, dir) => existsSync(pidFile(dir)) && readFileSync(pidFile(dir), "utf8").endsWith("\n"),
+    );
+    const group = Number(readFileSync(pidFile(cwd), "utf8"));
+    await until("nothing is left of the command's group", () => !processes().some((p) => p.pgid === group));
+
+    // the interrupted iteration is on disk whole, its call answered as interrupted
+    expect(interrupted.records.map((r) => r.type)).toEqual(["iteration", "result"]);
+    const [iteration] = interrupted.records as IterationRecord[];
+    expect(iteration.toolCalls).toMatchObject([{ id: "toolu_sleep", name: "bash", isError: true }]);
+    expect(iteration.toolCalls[0].result).toContain("[interrupted; the process group was killed]");
+    // and the next run's request carries that answer, then the new prompt
+    const next = trace.records.find((r): r is IterationRecord => r.type === "iteration" && r.run === 1);
+    expect(next?.request.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(next?.request.messages[2].content).toEqual([
+      expect.objectContaining({ type: "tool_result", tool_use_id: "toolu_sleep", is_error: true }),
+      { type: "text", text: "second prompt" },
+    ]);
   }, 60_000);
 });

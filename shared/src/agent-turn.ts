@@ -53,8 +53,9 @@ export class AgentTurn {
    * could answer it exactly once); one whose
    * input is not a JSON object keeps its id, gets `{}` as input in the history and an
    * `inputError`, so the loop can answer it with an error instead of running it.
-   * Contract: `historyContent` is never empty; a response with no content is recorded as one
-   * text block saying so, because the API rejects an empty assistant message.
+   * Contract: a text block that is empty or whitespace only is dropped, because the API rejects
+   * it. `historyContent` is never empty; a response with no content is recorded as one text
+   * block saying so, because the API rejects an empty assistant message.
    */
   static fromResponse(message: Message): AgentTurn {
     const blocks: unknown[] = Array.isArray(message?.content) ? message.content : [];
@@ -64,7 +65,9 @@ export class AgentTurn {
     for (const block of blocks) {
       if (!isRecord(block) || typeof block.type !== "string") continue;
       if (block.type === "text") {
-        if (typeof block.text !== "string" || block.text === "") continue;
+        // the API rejects a text block of whitespace alone ("text content blocks must contain
+        // non-whitespace text"), and a model does send one, "\n\n" before a tool call
+        if (typeof block.text !== "string" || block.text.trim() === "") continue;
         texts.push(block.text);
         history.push(block as unknown as ContentBlockParam);
       } else if (block.type === "tool_use") {

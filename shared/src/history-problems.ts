@@ -11,10 +11,10 @@ import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
  * List what is wrong with a history, in the order found; empty when it is valid.
  *
  * Checked: the first message is the user's; roles alternate; no message is empty (except a
- * final assistant message, which the API reads as a prefill); no text block is empty; every
- * `tool_use` id is unique and answered by exactly one `tool_result`, all of them in the single
- * user message that follows, before any other block there; no `tool_result` answers an id the
- * previous assistant message did not ask for.
+ * final assistant message, which the API reads as a prefill); no text block is empty or
+ * whitespace only (the API rejects both); every `tool_use` id is unique and answered by exactly
+ * one `tool_result`, all of them in the single user message that follows, before any other block
+ * there; no `tool_result` answers an id the previous assistant message did not ask for.
  */
 export function historyProblems(messages: readonly MessageParam[]): string[] {
   const problems: string[] = [];
@@ -36,8 +36,8 @@ export function historyProblems(messages: readonly MessageParam[]): string[] {
     if (Array.isArray(message.content) && blocks.length < message.content.length)
       problems.push(`${where}: a content block is not an object`);
     for (const block of blocks) {
-      if (block.type === "text" && (typeof block.text !== "string" || block.text === "")) {
-        problems.push(`${where}: empty text block`);
+      if (block.type === "text" && (typeof block.text !== "string" || block.text.trim() === "")) {
+        problems.push(`${where}: empty text block (or whitespace only)`);
       }
     }
 

@@ -14,6 +14,7 @@ export * from "./history-problems.ts";
 export * from "./load-env.ts";
 export * from "./run-bash.ts";
 export * from "./scripted-model/demo-brain.ts";
+export * from "./scripted-model/fault-matrix.ts";
 export * from "./scripted-model/script.ts";
 export * from "./scripted-model/scripted-model.ts";
 export * from "./scripted-model/start-scripted-server.ts";

@@ -3,10 +3,11 @@
  * AgentTurn.fromResponse and stopReasonFor, over generated responses (random block mixes, stop
  * reasons, missing or extra fields, huge strings).
  */
-import type { Message } from "@anthropic-ai/sdk/resources/messages";
+import type { Message, MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { AgentTurn } from "../src/agent-turn.ts";
+import { historyProblems } from "../src/history-problems.ts";
 import { stopReasonFor } from "../src/stop-reason-for.ts";
 
 const anything = fc.anything({ maxDepth: 2 });
@@ -29,6 +30,7 @@ const text = fc.oneof(
   fc.string(),
   fc.string({ unit: "binary" }),
   fc.constant(""),
+  fc.constantFrom(" ", "\n\n", "\t \r\n"),
   fc.nat(1000).map((n) => `${"é".repeat(200_000)}${n}`),
 );
 const block = fc.oneof(
@@ -98,6 +100,28 @@ describe("AgentTurn.fromResponse (fuzzed)", () => {
         expect(ids).toEqual(turn.toolCalls.map((c) => c.id));
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe("AgentTurn.fromResponse and historyProblems (fuzzed)", () => {
+  it("gives history content the API accepts: the turn and a result per call make a valid history", () => {
+    fc.assert(
+      fc.property(response, (raw) => {
+        const turn = AgentTurn.fromResponse(asMessage(raw));
+        const history: MessageParam[] = [
+          { role: "user", content: "the prompt" },
+          { role: "assistant", content: [...turn.historyContent] },
+        ];
+        if (turn.toolCalls.length > 0) {
+          history.push({
+            role: "user",
+            content: turn.toolCalls.map((c) => ({ type: "tool_result" as const, tool_use_id: c.id, content: "ok" })),
+          });
+        }
+        expect(historyProblems(history)).toEqual([]);
+      }),
+      { numRuns: 600 },
     );
   });
 });

@@ -103,6 +103,15 @@ describe("AgentTurn.fromResponse", () => {
     expect(isValidHistory(historyAfter(turn))).toBe(true);
   });
 
+  it("drops a text block of whitespace only, which the API would reject, and keeps the tool call after it", () => {
+    const call = { type: "tool_use", id: "toolu_1", name: "bash", input: { command: "ls" } };
+    const turn = AgentTurn.fromResponse(response([{ type: "text", text: "\n\n" }, call, { type: "text", text: " " }]));
+    expect(turn.text).toBe("");
+    expect(turn.historyContent).toEqual([call]);
+    expect(turn.toolCalls).toEqual([{ id: "toolu_1", name: "bash", input: { command: "ls" } }]);
+    expect(isValidHistory(historyAfter(turn))).toBe(true);
+  });
+
   it("names a null stop reason in the no-content block", () => {
     const turn = AgentTurn.fromResponse(response([], { stop_reason: null }));
     expect(turn.providerStopReason).toBeNull();

@@ -101,6 +101,12 @@ describe("historyProblems", () => {
     ],
     ["an empty text block", [user([{ type: "text", text: "" }])], /empty text block/],
     ["an empty text block in an answer", [user("hi"), assistant([{ type: "text", text: "" }])], /empty text block/],
+    [
+      "a text block of whitespace only before a tool call",
+      [user("go"), assistant([{ type: "text", text: "\n\n" }, toolUse("a")]), user([toolResult("a")])],
+      /message 1 \(assistant\): empty text block \(or whitespace only\)/,
+    ],
+    ["a prompt of whitespace only", [user(" \t\n")], /message 0 \(user\): empty text block/],
     ["an empty user message", [user("")], /empty content/],
     ["an empty user block list", [user("hi"), assistant("a"), user([])], /message 2 \(user\): empty content/],
     ["an empty assistant message before the end", [user("hi"), assistant([]), user("again")], /empty content/],

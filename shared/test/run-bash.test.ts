@@ -345,4 +345,132 @@ describe("runBash", () => {
       expect(await until(() => !isRunning(child))).toBe(true);
     });
   });
+
+  /**
+   * What a model's command can do to the harness that runs it. Each call must return within its
+   * timeout plus the kill grace (the bounds below are generous: a "does not hang" check, not a
+   * measure of speed), and no process of its group may outlive it.
+   */
+  describe("hazards", { timeout: 60_000 }, () => {
+    /** Run `command`, which writes its group id to group.pid first; return the result, the time taken and the group. */
+    async function runHazard(command: string, options: { timeoutMs?: number; killGraceMs?: number } = {}) {
+      const start = Date.now();
+      const result = await runBash(`echo $$ > group.pid; ${command}`, { cwd, ...options });
+      const elapsedMs = Date.now() - start;
+      return { result, elapsedMs, group: pidFrom("group.pid") };
+    }
+
+    /** The timeout plus the grace, plus ten seconds for a loaded machine. */
+    const bound = (timeoutMs: number, killGraceMs = 2000) => timeoutMs + killGraceMs + 10_000;
+
+    it("kills a fork-heavy command at its timeout, every one of its 200 background processes with it", async () => {
+      const { result, elapsedMs, group } = await runHazard("for i in $(seq 200); do (sleep 30 &); done; sleep 30", {
+        timeoutMs: 1000,
+      });
+      expect(result).toEqual({
+        content: "(no output)\n[timed out after 1 s; the process group was killed]",
+        isError: true,
+      });
+      expect(elapsedMs).toBeLessThan(bound(1000));
+      expect(await until(() => !isGroupRunning(group))).toBe(true);
+    });
+
+    it("returns when a fork-heavy command exits, killing the 200 processes it left behind", async () => {
+      const { result, elapsedMs, group } = await runHazard("for i in $(seq 200); do (sleep 30 &); done; echo spawned");
+      expect(result).toEqual({ content: "spawned\n[exit code 0]", isError: false });
+      expect(elapsedMs).toBeLessThan(bound(0));
+      expect(await until(() => !isGroupRunning(group))).toBe(true);
+    });
+
+    it("kills a tree where every process ignores SIGTERM, after the grace", async () => {
+      const { result, elapsedMs, group } = await runHazard(
+        `trap "" TERM; for i in $(seq 20); do (sleep 30; echo unreachable) & done; wait`,
+        { timeoutMs: 1000, killGraceMs: 500 },
+      );
+      expect(result).toEqual({
+        content: "(no output)\n[timed out after 1 s; the process group was killed]",
+        isError: true,
+      });
+      expect(elapsedMs).toBeLessThan(bound(1000, 500));
+      expect(await until(() => !isGroupRunning(group))).toBe(true);
+    });
+
+    it("stops yes at its timeout with its output and memory bounded", async () => {
+      const before = process.memoryUsage().rss;
+      let peak = before;
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, process.memoryUsage().rss);
+      }, 10);
+      const { result, elapsedMs, group } = await runHazard("yes", { timeoutMs: 1000 });
+      clearInterval(sampler);
+      peak = Math.max(peak, process.memoryUsage().rss);
+
+      expect(result.isError).toBe(true);
+      expect(result.content.startsWith("y\ny\ny\n")).toBe(true);
+      expect(result.content).toMatch(/\[\.\.\. \d+ bytes of output cut \.\.\.\]/);
+      expect(result.content).toMatch(/y\n\[timed out after 1 s; the process group was killed\]$/);
+      expect(result.content.length).toBeLessThan(31_000);
+      // a second of yes is hundreds of megabytes; the buffer holds 30 kB, plus chunks not yet collected
+      expect(peak - before).toBeLessThan(64 * 1024 * 1024);
+      expect(elapsedMs).toBeLessThan(bound(1000));
+      expect(await until(() => !isGroupRunning(group))).toBe(true);
+    });
+
+    it("keeps the head and tail of a 50 MB line with no newline, memory bounded", async () => {
+      const before = process.memoryUsage().rss;
+      let peak = before;
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, process.memoryUsage().rss);
+      }, 10);
+      const { result, elapsedMs, group } = await runHazard("head -c 50000000 /dev/zero | tr '\\0' x");
+      clearInterval(sampler);
+      peak = Math.max(peak, process.memoryUsage().rss);
+
+      const line = "x".repeat(15_000);
+      expect(result).toEqual({
+        content: `${line}\n\n[... ${50_000_000 - 30_000} bytes of output cut ...]\n\n${line}\n[exit code 0]`,
+        isError: false,
+      });
+      // keeping the line would cost 100 MB at least (its bytes, then its text); the buffer costs 30 kB
+      expect(peak - before).toBeLessThan(64 * 1024 * 1024);
+      expect(elapsedMs).toBeLessThan(bound(0));
+      expect(await until(() => !isGroupRunning(group))).toBe(true);
+    });
+
+    it("turns a megabyte of NUL bytes into replacement characters, never a NUL", async () => {
+      const { result, group } = await runHazard("printf 'a\\0b'; head -c 1000000 /dev/zero; printf END");
+      expect(result.isError).toBe(false);
+      expect(result.content).not.toContain("\0");
+      expect(result.content.startsWith("a\uFFFDb\uFFFD\uFFFD")).toBe(true);
+      expect(result.content.endsWith("\uFFFDEND\n[exit code 0]")).toBe(true);
+      expect(await until(() => !isGroupRunning(group))).toBe(true);
+    });
+
+    it("gives a command that waits on stdin its end at once, even inside a pipeline", async () => {
+      const { result, elapsedMs, group } = await runHazard("cat | wc -c; read -r line || echo eof", {
+        timeoutMs: 30_000,
+      });
+      expect(result).toEqual({ content: "0\neof\n[exit code 0]", isError: false });
+      expect(elapsedMs).toBeLessThan(bound(0)); // not the 30 s timeout
+      expect(await until(() => !isGroupRunning(group))).toBe(true);
+    });
+
+    it("lets no shell state reach the next call or the harness: directory, variables, umask, options, functions", async () => {
+      const probe =
+        'pwd; printenv HARNESS_LEAK || echo unset; umask; [[ -o noclobber ]] && echo noclobber || echo clobber; type leak >/dev/null 2>&1 && echo "function" || echo "no function"';
+      const baseline = await runBash(probe, { cwd });
+      const harnessCwd = process.cwd();
+
+      const { result } = await runHazard(
+        "cd / && export HARNESS_LEAK=1 && umask 077 && set -o noclobber && leak() { :; } && alias ll=ls && echo changed",
+      );
+      expect(result.content).toBe("changed\n[exit code 0]");
+      const after = await runBash(probe, { cwd });
+      expect(after).toEqual(baseline);
+      expect(after.content).toContain(`${cwd}\nunset\n`);
+      expect(after.content).toMatch(/clobber\nno function\n\[exit code 0\]$/);
+      expect(process.cwd()).toBe(harnessCwd);
+      expect(process.env.HARNESS_LEAK).toBeUndefined();
+    });
+  });
 });

@@ -1,0 +1,337 @@
+/**
+ * The soak: `pnpm test:soak`. Ten thousand scripted model calls through the chapters' loops, most
+ * through s03 with tracing on, in runs of a few turns. Each run is some random real tool turns
+ * (bash, read_file, glob, grep in a temp directory; now and then a `sleep 5` under a 0.2 s
+ * timeout), then a seeded random case of the fault matrix, then a next prompt on the same history.
+ *
+ * It checks what must hold however long a harness runs: every run ends as the matrix says (an
+ * error is allowed where it says so, thrown, never a crash), every history stays valid, no
+ * sentinel tool call runs, every trace reads back record for record, no bash process group
+ * outlives its call, and memory stays flat after a warm-up. It prints the figures, and exits 1
+ * when one of these fails.
+ *
+ * Environment: SOAK_ITERATIONS (default 10000), SOAK_SEED (default 1), SOAK_KEEP=1 keeps the
+ * temp directory (traces included; a failed soak always keeps it).
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { agentLoop as s01Loop } from "@harness/s01-agent-loop";
+import { agentLoop as s02Loop } from "@harness/s02-tool-dispatch";
+import { readTrace, agentLoop as s03Loop, TraceWriter } from "@harness/s03-tracing";
+import {
+  FAULT_CASES,
+  type FaultCase,
+  type FaultMatrixLoop,
+  type FaultOutcome,
+  isValidHistory,
+  type LoopKind,
+  reply,
+  runFaultCase,
+  type ScriptedBlock,
+  type ScriptStep,
+  type ToolCall,
+  type ToolResult,
+  text,
+  toolUse,
+} from "@harness/shared";
+
+const TARGET = Number(process.env.SOAK_ITERATIONS ?? 10_000);
+const SEED = Number(process.env.SOAK_SEED ?? 1);
+/** Iterations before the memory baseline is taken: caches, JIT and pools settle first. */
+const WARMUP = Math.min(1000, Math.floor(TARGET / 10));
+/** Growth of RSS from the end of the warm-up to the end that fails the soak. */
+const RSS_GROWTH_LIMIT = 64 * 1024 * 1024;
+/** Runs one trace file holds, as one REPL session would. */
+const RUNS_PER_TRACE = 20;
+const MB = 1024 * 1024;
+
+type Chapter = "s01" | "s02" | "s03";
+
+/** A seeded generator (mulberry32): the same seed gives the same soak. */
+function seeded(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    chance: (p: number) => next() < p,
+    int: (n: number) => Math.floor(next() * n),
+    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)],
+  };
+}
+const rng = seeded(SEED);
+
+// the working directory the tools see, the traces, and the file every bash call adds its pid to
+const root = mkdtempSync(join(tmpdir(), "harness-soak-"));
+const cwd = join(root, "work");
+const traceDir = join(root, "traces");
+const pidsFile = join(root, "bash-pids");
+mkdirSync(join(cwd, "src"), { recursive: true });
+writeFileSync(join(cwd, "notes.txt"), "alpha\nbeta\ngamma\n");
+writeFileSync(join(cwd, "README.md"), "# Soak\n\nA directory for the soak's tools.\n");
+writeFileSync(join(cwd, "src", "app.ts"), "// TODO: handle errors\nexport const answer = 42;\n");
+writeFileSync(join(cwd, "src", "util.ts"), "export function twice(n: number) {\n  return 2 * n; // FIXME\n}\n");
+writeFileSync(pidsFile, "");
+
+const tally = (map: Map<string, number>, key: string, n = 1) => map.set(key, (map.get(key) ?? 0) + n);
+const figures = {
+  iterations: 0,
+  runs: 0,
+  runsByChapter: new Map<string, number>(),
+  faults: new Map<string, number>(),
+  ends: new Map<string, number>(),
+  errors: new Map<string, number>(),
+  toolCalls: new Map<string, number>(),
+  bashTimeouts: 0,
+  historiesChecked: 0,
+};
+const failures: string[] = [];
+const fail = (what: string) => {
+  if (failures.length < 20) failures.push(what);
+  else if (failures.length === 20) failures.push("(more failures not listed)");
+};
+let crashes = 0;
+process.on("uncaughtException", (error) => {
+  crashes++;
+  fail(`uncaught exception: ${error.stack ?? error}`);
+});
+process.on("unhandledRejection", (error) => {
+  crashes++;
+  fail(`unhandled rejection: ${error instanceof Error ? error.stack : error}`);
+});
+
+/** One trace file: the runs and iterations written to it, to compare with what reads back. */
+interface TraceSession {
+  writer: TraceWriter;
+  runs: number;
+  iterations: number;
+}
+const sessions: TraceSession[] = [];
+function traceSession(): TraceSession {
+  const current = sessions.at(-1);
+  if (current && current.runs < RUNS_PER_TRACE) return current;
+  const session = { writer: new TraceWriter(`soak-${SEED}-${sessions.length}`, traceDir, []), runs: 0, iterations: 0 };
+  sessions.push(session);
+  return session;
+}
+
+function countTool(call: ToolCall, result: ToolResult): void {
+  tally(figures.toolCalls, call.name);
+  if (call.name === "bash" && /\[timed out after/.test(result.content)) figures.bashTimeouts++;
+}
+
+/** The loop a chapter runs, as the fault matrix calls it. */
+function loopFor(chapter: Chapter, bashTimeoutMs: number): FaultMatrixLoop {
+  const base = { model: "soak-model", maxTurns: 12, bashTimeoutMs };
+  if (chapter === "s01") {
+    return (client, messages, dir) =>
+      s01Loop(client, messages, { ...base, cwd: dir, observer: { toolResult: countTool } });
+  }
+  if (chapter === "s02") {
+    return (client, messages, dir) =>
+      s02Loop(client, messages, { ...base, cwd: dir, observer: { toolResult: countTool } });
+  }
+  return (client, messages, dir) => {
+    const session = traceSession();
+    session.runs++; // every run ends with one record: its result, or the error that ended it
+    return s03Loop(client, messages, {
+      ...base,
+      cwd: dir,
+      trace: session.writer,
+      observer: { turn: () => session.iterations++, toolResult: countTool },
+    });
+  };
+}
+
+let callNumber = 0;
+let lastCall = "";
+/** A random real tool call; never the same as the one before, so the repeated-call guard stays out of it. */
+function toolCall(chapter: Chapter, sleepy: boolean): ScriptedBlock {
+  const n = ++callNumber;
+  const bash = (command: string) => toolUse("bash", { command: `echo $$ >> '${pidsFile}'; ${command}` });
+  if (sleepy) return bash("sleep 5 & sleep 5");
+  const kind = chapter === "s01" ? "bash" : rng.pick(["bash", "bash", "read_file", "glob", "grep"]);
+  let call: ScriptedBlock;
+  if (kind === "bash") call = bash(rng.chance(0.7) ? `echo soak-${n}` : "true");
+  else if (kind === "read_file") {
+    call = toolUse("read_file", { path: rng.pick(["notes.txt", "README.md", "src/app.ts", "missing.txt"]) });
+  } else if (kind === "glob") call = toolUse("glob", { pattern: rng.pick(["**/*.ts", "*.md", "src/*", "*.none"]) });
+  else call = toolUse("grep", { pattern: rng.pick(["TODO|FIXME", "alpha", "export", "(unclosed"]) });
+  const key = JSON.stringify(call);
+  if (key === lastCall) return toolCall(chapter, false);
+  lastCall = key;
+  return call;
+}
+
+/** A turn that asks for one to three tools, sometimes thinking first, sometimes with a stop reason no one knows. */
+function toolTurn(chapter: Chapter, sleepy: boolean): ScriptStep {
+  const blocks: ScriptedBlock[] = [];
+  if (rng.chance(0.1)) blocks.push({ type: "thinking", thinking: "Which tool next?", signature: `sig-${callNumber}` });
+  if (rng.chance(0.6)) blocks.push(text(`Step ${callNumber}: looking around.`));
+  const calls = 1 + rng.int(3);
+  for (let i = 0; i < calls; i++) blocks.push(toolCall(chapter, sleepy && i === 0));
+  return reply(blocks, rng.chance(0.05) ? { stopReason: "novel_reason" } : {});
+}
+
+const noFault = FAULT_CASES[0];
+const faults = FAULT_CASES.slice(1);
+
+/** One run: a few tool turns, a case of the matrix, a next prompt; every check on its outcome. */
+async function soakRun(): Promise<void> {
+  const chapter: Chapter = rng.pick(["s01", "s02", "s03", "s03", "s03", "s03", "s03", "s03"]);
+  const fault: FaultCase = rng.chance(0.3) ? noFault : rng.pick(faults);
+  const sleepy = rng.chance(0.02);
+  const before = Array.from({ length: rng.int(4) }, (_, i) => toolTurn(chapter, sleepy && i === 0));
+  if (sleepy && before.length === 0) before.push(toolTurn(chapter, true));
+  const kind: LoopKind = chapter === "s01" ? "nonStreaming" : "streaming";
+
+  const outcome = await runFaultCase(fault, loopFor(chapter, sleepy ? 200 : 10_000), { cwd, before });
+  const name = `${chapter} · ${fault.name}`;
+  figures.runs++;
+  figures.iterations += outcome.requests + 1; // the next prompt is one request more
+  figures.historiesChecked += 2;
+  tally(figures.runsByChapter, chapter);
+  if (fault !== noFault) tally(figures.faults, fault.name);
+  tally(figures.ends, outcome.end.kind === "stopped" ? outcome.end.stopReason : "error");
+  if (outcome.end.kind === "threw") tally(figures.errors, outcome.end.errorName);
+  check(name, outcome, fault, kind, before.length);
+}
+
+function check(name: string, outcome: FaultOutcome, fault: FaultCase, kind: LoopKind, turnsBefore: number): void {
+  const expected = fault.expected[kind];
+  if (JSON.stringify(outcome.end) !== JSON.stringify(expected.end)) {
+    fail(
+      `${name}: ended ${JSON.stringify(outcome.end)} (${outcome.errorMessage}), not ${JSON.stringify(expected.end)}`,
+    );
+  }
+  if (outcome.requests !== turnsBefore + expected.requests) {
+    fail(`${name}: ${outcome.requests} requests, not ${turnsBefore + expected.requests}`);
+  }
+  if (outcome.historyProblems.length > 0) fail(`${name}: invalid history: ${outcome.historyProblems.join("; ")}`);
+  if (outcome.historyAsBeforeFailedCall === false) fail(`${name}: the history kept part of the failed call`);
+  if (outcome.nextPromptProblem) fail(`${name}: ${outcome.nextPromptProblem}`);
+  if (outcome.sentinelRan) fail(`${name}: the sentinel tool call ran`);
+}
+
+/** Collect garbage (when node was started with --expose-gc), then read the memory figures. */
+function memory(): { rss: number; heapUsed: number } {
+  globalThis.gc?.();
+  const { rss, heapUsed } = process.memoryUsage();
+  return { rss, heapUsed };
+}
+
+/** The process groups among `pgids` that still have a live (not zombie) process, from /proc. */
+function liveGroups(pgids: Set<number>): number[] {
+  const alive = new Set<number>();
+  for (const name of readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, "utf8");
+    } catch {
+      continue; // it ended while we looked
+    }
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (state !== "Z" && state !== "X" && pgids.has(Number(pgrp))) alive.add(Number(pgrp));
+  }
+  return [...alive];
+}
+
+/** Read every trace back: records, torn lines, each run ending in a result or an error, valid histories. */
+function checkTraces() {
+  let records = 0;
+  let tornLines = 0;
+  let bytes = 0;
+  let unreadable = 0;
+  for (const session of sessions) {
+    const trace = readTrace(session.writer.path);
+    bytes += statSync(session.writer.path).size;
+    records += trace.records.length;
+    tornLines += trace.skippedLines;
+    const problems: string[] = [];
+    if (trace.skippedLines > 0) problems.push(`${trace.skippedLines} torn lines`);
+    const expected = session.iterations + session.runs;
+    if (trace.records.length !== expected) problems.push(`${trace.records.length} records, not ${expected}`);
+    const runs = new Map<number, string[]>();
+    for (const record of trace.records) runs.set(record.run, [...(runs.get(record.run) ?? []), record.type]);
+    if (runs.size !== session.runs) problems.push(`${runs.size} runs, not ${session.runs}`);
+    for (const [run, types] of runs) {
+      const last = types.at(-1);
+      if (last !== "result" && last !== "error") problems.push(`run ${run} ends with ${last}`);
+    }
+    for (const record of trace.records) {
+      if (record.type !== "result" && !isValidHistory(record.request.messages)) {
+        problems.push(`run ${record.run} turn ${record.turn} recorded an invalid history`);
+      }
+    }
+    if (problems.length > 0) {
+      unreadable++;
+      fail(`trace ${session.writer.path}: ${problems.slice(0, 3).join("; ")}`);
+    }
+  }
+  return { files: sessions.length, records, tornLines, bytes, unreadable };
+}
+
+const mb = (bytes: number) => `${(bytes / MB).toFixed(1)} MB`;
+const list = (map: Map<string, number>) =>
+  [...map]
+    .sort((a, b) => b[1] - a[1])
+    .map(([key, n]) => `    ${String(n).padStart(6)}  ${key}`)
+    .join("\n") || "    (none)";
+
+const started = performance.now();
+const atStart = memory();
+let afterWarmup: { rss: number; heapUsed: number } | undefined;
+let nextProgress = 1000;
+console.log(`soak: ${TARGET} iterations, seed ${SEED}, in ${root}`);
+while (figures.iterations < TARGET) {
+  await soakRun();
+  if (!afterWarmup && figures.iterations >= WARMUP) afterWarmup = memory();
+  if (figures.iterations >= nextProgress) {
+    const seconds = ((performance.now() - started) / 1000).toFixed(0);
+    console.log(
+      `  ${figures.iterations} iterations, ${figures.runs} runs, ${seconds} s, rss ${mb(process.memoryUsage().rss)}`,
+    );
+    nextProgress += 1000;
+  }
+}
+const atEnd = memory();
+const durationS = (performance.now() - started) / 1000;
+const warm = afterWarmup ?? atStart;
+const traces = checkTraces();
+const pgids = new Set(readFileSync(pidsFile, "utf8").split("\n").filter(Boolean).map(Number));
+const leaked = liveGroups(pgids);
+if (leaked.length > 0) fail(`bash process groups still alive: ${leaked.slice(0, 10).join(", ")}`);
+const growth = atEnd.rss - warm.rss;
+if (growth > RSS_GROWTH_LIMIT) fail(`RSS grew ${mb(growth)} after the warm-up (limit ${mb(RSS_GROWTH_LIMIT)})`);
+
+console.log(`
+iterations (model calls): ${figures.iterations} in ${figures.runs} runs, ${durationS.toFixed(1)} s
+runs by chapter:
+${list(figures.runsByChapter)}
+faults injected, by matrix case:
+${list(figures.faults)}
+runs ended:
+${list(figures.ends)}
+errors, by kind:
+${list(figures.errors)}
+tool calls run:
+${list(figures.toolCalls)}
+    bash calls killed at their timeout: ${figures.bashTimeouts}
+histories checked: ${figures.historiesChecked} (each run's, and after its next prompt)
+memory:
+    rss        start ${mb(atStart.rss)}, after warm-up (${WARMUP} iterations) ${mb(warm.rss)}, end ${mb(atEnd.rss)} (${growth >= 0 ? "+" : ""}${mb(growth)} since warm-up; limit +${mb(RSS_GROWTH_LIMIT)})
+    heap used  start ${mb(atStart.heapUsed)}, after warm-up ${mb(warm.heapUsed)}, end ${mb(atEnd.heapUsed)}${globalThis.gc ? "" : " (no --expose-gc: figures without a GC first)"}
+traces: ${traces.files} files, ${traces.records} records, ${mb(traces.bytes)}, ${traces.tornLines} torn lines, ${traces.unreadable} not as written
+processes: ${pgids.size} bash process groups started, ${leaked.length} still alive
+crashes (uncaught): ${crashes}
+${failures.length === 0 ? "PASS" : `FAIL\n${failures.map((f) => `  - ${f}`).join("\n")}`}`);
+
+// a failed soak keeps its directory: the traces are what you will want to read
+if (process.env.SOAK_KEEP || failures.length > 0) console.log(`kept: ${root}`);
+else rmSync(root, { recursive: true, force: true });
+process.exit(failures.length === 0 ? 0 : 1);
