@@ -86,7 +86,7 @@ export function renderTraceHtml(trace: LoadedTrace): string {
   };
   // "<" escaped, so no text in the trace can close the script element
   const json = JSON.stringify(data).replace(/</g, "\\u003c");
-  // one pass, so neither value is searched for the other's placeholder
+  // one pass, so neither value is searched for the other's marker
   const values: Record<string, string> = { __TITLE__: escapeHtml(`trace ${trace.id}`), __DATA__: json };
   return PAGE.replace(/__TITLE__|__DATA__/g, (name) => values[name]);
 }

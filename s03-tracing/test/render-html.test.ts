@@ -51,7 +51,7 @@ describe("renderTraceHtml", () => {
     expect(isValidHistory(messages)).toBe(true);
   });
 
-  it("fills the title and the data even when the trace id looks like a placeholder", () => {
+  it("fills the title and the data even when the trace id looks like a template marker", () => {
     const trace: LoadedTrace = { id: "__DATA__", path: "/t/__DATA__.jsonl", records: [], skippedLines: 0 };
     const html = renderTraceHtml(trace);
     expect(html).toContain("<title>trace __DATA__</title>");
