@@ -2,19 +2,39 @@
  * The conversations every benchmark runs, as a brain for the scripted model.
  *
  * Like the demo brain it keeps no state: each reply is read off the request, so every loop that
- * sends the same history gets the same replies, whoever sent it. Three prompts are known:
+ * sends the same history gets the same replies, whoever sent it. Four prompts are known:
  *
  *   toolTurnsPrompt(n)      n turns of one bash call each (`echo 1` ... `echo n`), then a text
  *                           answer that quotes the last tool output
+ *   readTurnsPrompt(n)      n turns of a line of text and one read_file call each (`file-1.txt`
+ *                           ... `file-n.txt`, which `writeReadTurnsFiles` puts in the loop's
+ *                           cwd), then a text answer
  *   streamPrompt(c, d)      one text answer of c characters, streamed with d ms between events
  *   fanOutPrompt(k, tool)   one turn of k calls to `tool`, then a text answer counting the results
  */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { MessageCreateParams, MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import { reply, type ScriptStep, textReply, toolUse } from "@harness/shared";
+import { reply, type ScriptStep, text, textReply, toolUse } from "@harness/shared";
 
 /** The prompt of a conversation of `turns` bash calls. */
 export function toolTurnsPrompt(turns: number): string {
   return `bench: ${turns} tool turns`;
+}
+
+/** The prompt of a conversation of `turns` read_file calls. */
+export function readTurnsPrompt(turns: number): string {
+  return `bench: ${turns} read_file turns`;
+}
+
+/** The answer a read-turns conversation ends with. */
+export function readTurnsAnswer(turns: number): string {
+  return `I read ${turns} files.`;
+}
+
+/** Write the small files a read-turns conversation of `turns` reads into `dir`. */
+export function writeReadTurnsFiles(dir: string, turns: number): void {
+  for (let k = 1; k <= turns; k++) writeFileSync(join(dir, `file-${k}.txt`), `line one of ${k}\nline two\n`);
 }
 
 /** The prompt of one streamed text answer of `chars` characters, `eventDelayMs` between events. */
@@ -43,11 +63,20 @@ export function benchBrain(request: MessageCreateParams): ScriptStep {
     if (answered < turns) return reply([toolUse("bash", { command: `echo ${answered + 1}` })]);
     return textReply(toolTurnsAnswer(turns, lastToolOutput(request.messages)));
   }
+  m = /^bench: (\d+) read_file turns$/.exec(prompt);
+  if (m) {
+    const turns = Number(m[1]);
+    if (answered < turns) {
+      const path = `file-${answered + 1}.txt`;
+      return reply([text(`Reading ${path}.`), toolUse("read_file", { path })]);
+    }
+    return textReply(readTurnsAnswer(turns));
+  }
   m = /^bench: stream (\d+) characters every (\d+) ms$/.exec(prompt);
   if (m) {
     const chars = Number(m[1]);
-    const text = "The quick brown fox jumps over the lazy dog. ".repeat(Math.ceil(chars / 45)).slice(0, chars);
-    return textReply(text, { eventDelayMs: Number(m[2]) });
+    const answer = "The quick brown fox jumps over the lazy dog. ".repeat(Math.ceil(chars / 45)).slice(0, chars);
+    return textReply(answer, { eventDelayMs: Number(m[2]) });
   }
   m = /^bench: (\d+) calls to (\w+)$/.exec(prompt);
   if (m) {

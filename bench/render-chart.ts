@@ -1,6 +1,6 @@
 /**
  * The chart: one panel per scenario and unit, one bar per figure (its median), a whisker from
- * min to max, and a dashed line at the target when there is one. Green: target met; red: missed;
+ * min to max, and a dashed line at the target when it is a limit. Green: target met; red: missed;
  * grey: no target. Hand-written SVG, no charting library.
  */
 import { type Figure, formatValue, type Section, type Unit } from "./section.ts";
@@ -65,7 +65,8 @@ function panelSvg(title: string, unit: Unit, figures: readonly Figure[], top: nu
           `<path d="M${LABEL + PLOT - 6},${y + 7} L${LABEL + PLOT},${y + ROW / 2} L${LABEL + PLOT - 6},${y + ROW - 7}" fill="none" stroke="#222"/>`,
         );
     }
-    if (f.target) out.push(line(scale(f.target.limit), y + 1, scale(f.target.limit), y + ROW - 1, "#000", "4,3"));
+    const targetAt = f.target?.limit;
+    if (targetAt !== undefined) out.push(line(scale(targetAt), y + 1, scale(targetAt), y + ROW - 1, "#000", "4,3"));
     const measured = Number.isFinite(f.spread.median);
     const verdict = !f.target ? "" : !measured ? " not measured" : f.target.met ? " met" : " MISSED";
     out.push(

@@ -64,7 +64,7 @@ function targetSummary(sections: readonly Section[]): string[] {
   return lines.length ? lines : ["- (no targets in the scenarios run)"];
 }
 
-/** met, MISSED, or not measured (no run gave a figure: see the section's problems). */
+/** met, MISSED, or not measured (no run gave a figure: see the figure's detail and the section's problems). */
 function verdict(f: Figure): string {
   if (!f.target) return "—";
   if (!Number.isFinite(f.spread.median)) return "**not measured**";

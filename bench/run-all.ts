@@ -22,6 +22,8 @@ import { dispatchConcurrency } from "./scenarios/dispatch-concurrency.ts";
 import { loopOverhead } from "./scenarios/loop-overhead.ts";
 import { streamLatency } from "./scenarios/stream-latency.ts";
 import { testCache } from "./scenarios/test-cache.ts";
+import { traceView } from "./scenarios/trace-view.ts";
+import { tracingOverhead } from "./scenarios/tracing-overhead.ts";
 import type { Section } from "./section.ts";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
@@ -44,6 +46,8 @@ const scenarios: { name: string; slow?: boolean; run: () => Promise<Section> }[]
   },
   { name: "flood", run: () => bashFlood({ reps: 4, cwd: repoRoot }) },
   { name: "dispatch", run: () => dispatchConcurrency({ warmup: 2, reps: 9, cwd: repoRoot }) },
+  { name: "tracing", run: () => tracingOverhead({ warmup: 20, reps: 7 }) },
+  { name: "trace-view", run: () => traceView({ warmup: 2, reps: 7 }) },
   { name: "cold-start", run: () => coldStart({ warmup: 2, reps: 10, repoRoot }) },
   { name: "test-cache", slow: true, run: () => testCache({ reps: 3, repoRoot }) },
 ];

@@ -14,11 +14,15 @@ export interface Spread {
 /** How a figure's numbers read. */
 export type Unit = "x" | "ms" | "µs" | "MB" | "s";
 
-/** A target from the issue; a figure meets it when its median is at or under the limit. */
+/**
+ * A target from the issue. A limit is judged on the figure's median (`atMost`, `under`); a check
+ * that is not a number, such as an order kept, is met or not as a whole (`check`).
+ */
 export interface Target {
   /** The target as the report states it, e.g. "≤ 1.05x of the floor". */
   text: string;
-  limit: number;
+  /** The limit the median is held to (drawn on the chart); absent for a check. */
+  limit?: number;
   met: boolean;
 }
 
@@ -56,6 +60,16 @@ export function summarize(all: readonly number[]): Spread {
 /** A target of at most `limit`, judged on the median of `spread`. */
 export function atMost(spread: Spread, limit: number, text: string): Target {
   return { text, limit, met: spread.median <= limit };
+}
+
+/** A target of strictly less than `limit`, judged on the median of `spread` ("under 2%"). */
+export function under(spread: Spread, limit: number, text: string): Target {
+  return { text, limit, met: spread.median < limit };
+}
+
+/** A target that holds or not, whatever the figure's numbers: met when `held`. */
+export function check(held: boolean, text: string): Target {
+  return { text, met: held };
 }
 
 /** A difference in its unit, with its sign: "+0.12 ms", "-45 µs". */

@@ -85,10 +85,11 @@ describe.each(READMES)("%s", (name) => {
     expect(ALL_TOOLS).toHaveLength(6);
     expect(Math.round(JSON.stringify(ALL_TOOLS.map(toApiTool)).length / 1000)).toBe(3);
     // the benchmarks' targets
-    expect(readFileSync(join(REPO_ROOT, "bench", "tracing-overhead.ts"), "utf8")).toMatch(/TARGET_OVERHEAD = 0\.02;/);
-    expect(readFileSync(join(REPO_ROOT, "bench", "tracing-overhead.ts"), "utf8")).toMatch(/ITERATIONS = 1000;/);
-    expect(readFileSync(join(REPO_ROOT, "bench", "trace-view.ts"), "utf8")).toMatch(/TARGET_MS = 1000;/);
-    expect(readFileSync(join(REPO_ROOT, "bench", "trace-view.ts"), "utf8")).toMatch(/ITERATIONS = 1000;/);
+    const scenario = (file: string) => readFileSync(join(REPO_ROOT, "bench", "scenarios", file), "utf8");
+    expect(scenario("tracing-overhead.ts")).toMatch(/TARGET_OVERHEAD = 0\.02;/);
+    expect(scenario("tracing-overhead.ts")).toMatch(/ITERATIONS = 1000;/);
+    expect(scenario("trace-view.ts")).toMatch(/TARGET_MS = 1000;/);
+    expect(scenario("trace-view.ts")).toMatch(/ITERATIONS = 1000;/);
 
     const numbers = markdown.replace(/,(\d{3})/g, "$1").replace(/\s+/g, " ");
     if (name === "README.md") {
