@@ -7,10 +7,17 @@ import { relative } from "node:path";
 import { terminalObserver } from "@harness/s02-tool-dispatch";
 import { type ChapterCli, type RunContext, runChapterCli } from "@harness/shared";
 import { agentLoop, type StopReason } from "./agent-loop.ts";
+import { isValidTraceId } from "./trace-record.ts";
 import { newTraceId, TraceWriter, traceDir } from "./trace-writer.ts";
 
 // `--trace` alone takes a fresh id; `--trace=ID` names one (a separate word would be the prompt)
 const argv = process.argv.slice(2).map((arg) => (arg === "--trace" ? `--trace=${newTraceId()}` : arg));
+// a bad id is bad usage: say so once, before any prompt runs
+const badId = argv.find((arg) => arg.startsWith("--trace=") && !isValidTraceId(arg.slice("--trace=".length)));
+if (badId) {
+  process.stderr.write(`s03: error: invalid trace id "${badId.slice(8)}": use letters, digits, . _ -\n`);
+  process.exit(1);
+}
 let trace: TraceWriter | undefined;
 
 const chapter: ChapterCli<StopReason> = {

@@ -186,9 +186,10 @@ describe("pnpm s03 --trace", () => {
     expect(existsSync(join(cwd, ".traces"))).toBe(false);
   }, 60_000);
 
-  it("refuses an id that is not a file name, in one line", async () => {
-    const { code, stderr } = await run(["--offline", "--trace=../up", "--cwd", workdir(), "hi"]);
+  it("refuses an id that is not a file name, in one line, before any prompt runs", async () => {
+    const { code, stderr, stdout } = await run(["--offline", "--trace=../up", "--cwd", workdir(), "hi"]);
     expect(code).toBe(1);
+    expect(stdout).not.toContain("[turn 1]");
     expect(stderr.trimEnd().split("\n").at(-1)).toBe(
       's03: error: invalid trace id "../up": use letters, digits, . _ -',
     );
