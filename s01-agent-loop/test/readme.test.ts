@@ -3,16 +3,21 @@
  * every ```ts excerpt is found verbatim in the sources, and the options block is the CLI's own
  * --help text.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
 import {
   DEFAULT_MAX_TURNS as CLI_DEFAULT_MAX_TURNS,
+  codeFences,
+  containsRun,
   DEFAULT_BASH_TIMEOUT_SECONDS,
   DEFAULT_MAX_OUTPUT_BYTES,
   EXIT_CODES,
   exitCodeFor,
+  normalisedLines,
+  proseOf,
+  sourceLines,
   usage,
 } from "@harness/shared";
 import { describe, expect, it } from "vitest";
@@ -27,46 +32,7 @@ function readme(name: string): string {
   return readFileSync(join(CHAPTER, name), "utf8");
 }
 
-/** The bodies of the fenced blocks with this info string. */
-function fences(markdown: string, lang: string): string[] {
-  const found: string[] = [];
-  for (const match of markdown.matchAll(/^```(\S*)\n([\s\S]*?)^```\s*$/gm)) {
-    if (match[1] === lang) found.push(match[2]);
-  }
-  return found;
-}
-
-/** The text outside fenced blocks. */
-function prose(markdown: string): string {
-  return markdown.replace(/^```[\s\S]*?^```\s*$/gm, "");
-}
-
-/** Lines with their whitespace normalised, blank lines dropped. */
-function normalisedLines(text: string): string[] {
-  return text
-    .split("\n")
-    .map((line) => line.trim().replace(/\s+/g, " "))
-    .filter((line) => line !== "");
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith(".ts"))
-    .map((entry) => join(entry.parentPath, entry.name));
-}
-
-const SOURCES = SOURCE_DIRS.flatMap(sourceFiles).map((file) => ({
-  file,
-  lines: normalisedLines(readFileSync(file, "utf8")),
-}));
-
-/** True when `excerpt`'s lines are a contiguous run of `lines` (whitespace normalised). */
-function containsRun(lines: string[], excerpt: string[]): boolean {
-  for (let start = 0; start + excerpt.length <= lines.length; start++) {
-    if (excerpt.every((line, i) => lines[start + i] === line)) return true;
-  }
-  return false;
-}
+const SOURCES = sourceLines(SOURCE_DIRS);
 
 /** Every number a pattern captures (spaces, commas and underscores inside a number removed). */
 function captures(text: string, pattern: RegExp): number[] {
@@ -109,13 +75,13 @@ describe.each(READMES)("%s", (name) => {
   const text = readme(name);
 
   it.each(NUMBERS)("states $what as the code's value", ({ value, patterns }) => {
-    const found = patterns.flatMap((pattern) => captures(prose(text), pattern));
+    const found = patterns.flatMap((pattern) => captures(proseOf(text), pattern));
     expect(found.length).toBeGreaterThan(0);
     for (const n of found) expect(n).toBe(value);
   });
 
   it("lists each exit status as the CLI maps it", () => {
-    const rows = [...prose(text).matchAll(/^\|\s*(\d+)\s*\|\s*(.+?)\s*\|$/gm)];
+    const rows = [...proseOf(text).matchAll(/^\|\s*(\d+)\s*\|\s*(.+?)\s*\|$/gm)];
     expect(rows.map((row) => Number(row[1]))).toEqual([0, 2, 3, 1, 130]);
     for (const [, code, meaning] of rows) {
       const named = /^`(\w+)`/.exec(meaning)?.[1];
@@ -134,11 +100,11 @@ describe.each(READMES)("%s", (name) => {
   it("shows the CLI's own --help text", () => {
     const main = readFileSync(join(CHAPTER, "src", "main.ts"), "utf8");
     const [, command, summary] = /command: "(\w+)",\s*summary: "([^"]+)"/.exec(main) ?? [];
-    expect(fences(text, "text")).toContain(`${usage(command, summary)}\n`);
+    expect(codeFences(text, "text")).toContain(`${usage(command, summary)}\n`);
   });
 
   it("quotes every ts excerpt verbatim from the sources", () => {
-    const excerpts = fences(text, "ts");
+    const excerpts = codeFences(text, "ts");
     expect(excerpts.length).toBeGreaterThanOrEqual(5);
     for (const excerpt of excerpts) {
       const lines = normalisedLines(excerpt);
@@ -148,7 +114,7 @@ describe.each(READMES)("%s", (name) => {
   });
 
   it("shows an AgentLoopResult with exactly the result's fields", () => {
-    const [json] = fences(text, "json");
+    const [json] = codeFences(text, "json");
     const result = JSON.parse(json);
     expect(Object.keys(result)).toEqual([
       "stopReason",
@@ -167,7 +133,7 @@ describe("the chapter text", () => {
     const [en, zh] = READMES.map(readme);
     for (const lang of ["ts", "json", "text", "sh"]) {
       const strip = (block: string) => block.replace(/\s+#.*$/gm, ""); // shell comments are translated
-      expect(fences(zh, lang).map(strip), lang).toEqual(fences(en, lang).map(strip));
+      expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
     }
   });
 

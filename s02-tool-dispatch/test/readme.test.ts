@@ -3,9 +3,19 @@
  * ```ts excerpt is found verbatim in the sources, every ```diff hunk is a real piece of the diff
  * between s01's loop and this one, and the tables list what the code has.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_BASH_TIMEOUT_SECONDS, EXIT_CODES, exitCodeFor, usage } from "@harness/shared";
+import {
+  codeFences,
+  containsRun,
+  DEFAULT_BASH_TIMEOUT_SECONDS,
+  EXIT_CODES,
+  exitCodeFor,
+  normalisedLines,
+  proseOf,
+  sourceLines,
+  usage,
+} from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_MAX_TURNS } from "../src/agent-loop.ts";
 import { dispatch, toolMap } from "../src/dispatch.ts";
@@ -24,42 +34,7 @@ function readme(name: string): string {
   return readFileSync(join(CHAPTER, name), "utf8");
 }
 
-/** The bodies of the fenced blocks with this info string. */
-function fences(markdown: string, lang: string): string[] {
-  return [...markdown.matchAll(/^```(\S*)\n([\s\S]*?)^```\s*$/gm)].filter((m) => m[1] === lang).map((m) => m[2]);
-}
-
-/** The text outside fenced blocks and inline code. */
-function prose(markdown: string): string {
-  return markdown.replace(/^```[\s\S]*?^```\s*$/gm, "").replace(/``[^\n]*?``|`[^`\n]*`/g, "");
-}
-
-/** Lines with their whitespace normalised, blank lines dropped. */
-function normalisedLines(text: string): string[] {
-  return text
-    .split("\n")
-    .map((line) => line.trim().replace(/\s+/g, " "))
-    .filter((line) => line !== "");
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith(".ts"))
-    .map((entry) => join(entry.parentPath, entry.name));
-}
-
-const SOURCES = [join(CHAPTER, "src"), join(REPO, "shared", "src")].flatMap(sourceFiles).map((file) => ({
-  file,
-  lines: normalisedLines(readFileSync(file, "utf8")),
-}));
-
-/** True when `run` is a contiguous run of `lines`. */
-function containsRun(lines: string[], run: string[]): boolean {
-  for (let start = 0; start + run.length <= lines.length; start++) {
-    if (run.every((line, i) => lines[start + i] === line)) return true;
-  }
-  return false;
-}
+const SOURCES = sourceLines([join(CHAPTER, "src"), join(REPO, "shared", "src")]);
 
 const WORDS: Record<string, number> = { six: 6, eight: 8, 六: 6, 八: 8 };
 
@@ -144,14 +119,16 @@ describe.each(READMES)("%s", (name) => {
   const text = readme(name);
 
   it.each(NUMBERS)("states $what as the code's value", ({ value, patterns }) => {
-    const found = patterns.flatMap((pattern) => captures(prose(text), pattern));
+    const found = patterns.flatMap((pattern) => captures(proseOf(text, { inlineCode: false }), pattern));
     expect(found.length).toBeGreaterThan(0);
     for (const n of found) expect(n).toBe(value);
   });
 
   it("states no number in its prose that is not one of the code's", () => {
     const allowed = new Set([...NUMBERS.map((n) => n.value), ...Object.values(EXIT_CODES), exitCodeFor("error")]);
-    const numbers = [...prose(text).matchAll(/(?<![\w.])\d+(?:\.\d+)?(?![\w.])/g)].map((m) => Number(m[0]));
+    const numbers = [...proseOf(text, { inlineCode: false }).matchAll(/(?<![\w.])\d+(?:\.\d+)?(?![\w.])/g)].map((m) =>
+      Number(m[0]),
+    );
     expect(numbers.filter((n) => !allowed.has(n))).toEqual([]);
   });
 
@@ -167,11 +144,11 @@ describe.each(READMES)("%s", (name) => {
   it("shows the CLI's own --help text", () => {
     const main = readFileSync(join(CHAPTER, "src", "main.ts"), "utf8");
     const [, command, summary] = /command: "(\w+)",\s*summary: "([^"]+)"/.exec(main) ?? [];
-    expect(fences(text, "text")).toContain(`${usage(command, summary)}\n`);
+    expect(codeFences(text, "text")).toContain(`${usage(command, summary)}\n`);
   });
 
   it("quotes every ts excerpt verbatim from the sources", () => {
-    const excerpts = fences(text, "ts");
+    const excerpts = codeFences(text, "ts");
     expect(excerpts.length).toBeGreaterThanOrEqual(8);
     for (const excerpt of excerpts) {
       const where = SOURCES.filter((source) => containsRun(source.lines, normalisedLines(excerpt)));
@@ -183,7 +160,7 @@ describe.each(READMES)("%s", (name) => {
     const loop = (chapter: string) =>
       normalisedLines(readFileSync(join(REPO, chapter, "src", "agent-loop.ts"), "utf8"));
     const [s01, s02] = [loop("s01-agent-loop"), loop("s02-tool-dispatch")];
-    const [diff] = fences(text, "diff");
+    const [diff] = codeFences(text, "diff");
     const hunks = diff.split(/^@@.*$/m).filter((h) => h.trim() !== "");
     expect(hunks.length).toBe(4);
     for (const hunk of hunks) {
@@ -194,12 +171,12 @@ describe.each(READMES)("%s", (name) => {
   });
 
   it("shows edit_file's input schema exactly as toApiTool makes it", () => {
-    const [json] = fences(text, "json");
+    const [json] = codeFences(text, "json");
     expect(JSON.parse(json)).toEqual(toApiTool(editFileTool).input_schema);
   });
 
   it("shows the invalid_arguments error dispatch really gives", async () => {
-    const shown = fences(text, "text").find((block) => block.startsWith("Error [invalid_arguments]"));
+    const shown = codeFences(text, "text").find((block) => block.startsWith("Error [invalid_arguments]"));
     const result = await dispatch(
       toolMap(ALL_TOOLS),
       { id: "toolu_1", name: "edit_file", input: { path: "notes.txt", old_string: "" } },
@@ -226,7 +203,7 @@ describe("the chapter text", () => {
     const [en, zh] = READMES.map(readme);
     const strip = (block: string) => block.replace(/\s+#.*$/gm, "").replace(/^@@.*$/gm, "@@"); // comments are translated
     for (const lang of ["ts", "json", "text", "sh", "diff"]) {
-      expect(fences(zh, lang).map(strip), lang).toEqual(fences(en, lang).map(strip));
+      expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
     }
   });
 

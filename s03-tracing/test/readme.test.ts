@@ -3,10 +3,20 @@
  * one file of src/), the sample record has the fields a real record has, and the numbers the text
  * states are the code's.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
-import { isValidHistory, REPO_ROOT, reply, textReply, toolUse } from "@harness/shared";
+import {
+  codeFences,
+  containsRun,
+  isValidHistory,
+  normalisedLines,
+  REPO_ROOT,
+  reply,
+  sourceLines,
+  textReply,
+  toolUse,
+} from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { knownSecrets, redactLine } from "../src/redact.ts";
 import { type IterationRecord, isValidTraceId } from "../src/trace-record.ts";
@@ -17,15 +27,6 @@ const SRC = join(CHAPTER, "src");
 const READMES = ["README.md", "README.zh.md"];
 
 const text = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
-const normalise = (line: string) => line.trim().replace(/\s+/g, " ");
-
-/** The fenced blocks of a language, indented ones (inside a list item) included. */
-function blocks(markdown: string, language: string): string[] {
-  const found: string[] = [];
-  const fence = new RegExp(`^( *)\`\`\`${language}\\n([\\s\\S]*?)^\\1\`\`\`$`, "gm");
-  for (const match of markdown.matchAll(fence)) found.push(match[2]);
-  return found;
-}
 
 /** Every key path of a JSON value, arrays read through their first element. */
 function keyPaths(value: unknown, prefix = ""): string[] {
@@ -38,22 +39,17 @@ describe.each(READMES)("%s", (name) => {
   const markdown = text(name);
 
   it("quotes only real code: each ts excerpt appears line for line in one file of src/", () => {
-    const sources = readdirSync(SRC)
-      .filter((f) => f.endsWith(".ts"))
-      .map((f) => readFileSync(join(SRC, f), "utf8").split("\n").map(normalise).filter(Boolean));
-    const excerpts = blocks(markdown, "ts");
+    const sources = sourceLines([SRC]);
+    const excerpts = codeFences(markdown, "ts");
     expect(excerpts.length).toBeGreaterThanOrEqual(4);
     for (const excerpt of excerpts) {
-      const lines = excerpt.split("\n").map(normalise).filter(Boolean);
-      const found = sources.some((source) =>
-        source.some((_, start) => lines.every((line, i) => source[start + i] === line)),
-      );
+      const found = sources.some((source) => containsRun(source.lines, normalisedLines(excerpt)));
       expect(found, `not in src/:\n${excerpt}`).toBe(true);
     }
   });
 
   it("shows a sample record with exactly the fields a real record has", async () => {
-    const [sample] = blocks(markdown, "json").map((block) => JSON.parse(block));
+    const [sample] = codeFences(markdown, "json").map((block) => JSON.parse(block));
     const { trace, messages } = await scriptedTrace([
       reply([toolUse("read_file", { path: "notes.txt" })]),
       textReply("Done."),

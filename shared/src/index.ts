@@ -4,6 +4,7 @@ export * from "./append-assistant-turn.ts";
 export * from "./append-user-text.ts";
 export * from "./bash-tool.ts";
 export * from "./bounded-output.ts";
+export * from "./chapter-text.ts";
 export * from "./cli/describe-error.ts";
 export * from "./cli/parse-cli-args.ts";
 export * from "./cli/run-chapter-cli.ts";
