@@ -2,7 +2,7 @@
  * The shared fault matrix against s01's loop, which makes one plain (non-streaming) request per
  * turn: stream faults reach it as an HTTP 500 or a dropped connection, which the SDK retries.
  */
-import { FAULT_CASES, type FaultMatrixLoop, runFaultCase } from "@harness/shared";
+import { FAULT_CASES, type FaultMatrixLoop, faultCaseMismatches, runFaultCase } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../src/agent-loop.ts";
 
@@ -13,15 +13,7 @@ describe("agentLoop under the fault matrix", () => {
   it.each(FAULT_CASES.map((fault) => [fault.name, fault] as const))(
     "meets %s as the matrix says, runs no partial tool call and keeps a valid history",
     async (_, fault) => {
-      const expected = fault.expected.nonStreaming;
-      const outcome = await runFaultCase(fault, loop);
-      expect(outcome.end).toEqual(expected.end);
-      expect(outcome.requests).toBe(expected.requests);
-      expect(outcome.createdFiles).toEqual(expected.createdFiles ?? []);
-      expect(outcome.sentinelRan).toBe(false);
-      expect(outcome.historyProblems).toEqual([]);
-      if (outcome.end.kind === "threw") expect(outcome.historyAsBeforeFailedCall).toBe(true);
-      expect(outcome.nextPromptProblem).toBeNull();
+      expect(faultCaseMismatches(fault, "nonStreaming", await runFaultCase(fault, loop))).toEqual([]);
     },
   );
 });

@@ -13,6 +13,7 @@ import {
   FAULT_CASES,
   type FaultCase,
   type FaultMatrixLoop,
+  faultCaseMismatches,
   RECOVERED,
   runFaultCase,
   SENTINEL_COMMAND,
@@ -87,6 +88,16 @@ describe("FAULT_CASES", () => {
       expect(() => JSON.parse(partial)).toThrow();
     },
   );
+});
+
+describe("faultCaseMismatches", () => {
+  it("names each rule a broken loop breaks, and nothing for one that meets the case", async () => {
+    const fault = caseNamed("tool JSON that stops short of its closing brace");
+    const broken = faultCaseMismatches(fault, "streaming", await runFaultCase(fault, trustingLoop));
+    expect(broken).toContain("ran a tool call from partial or malformed input");
+    expect(broken.some((line) => line.startsWith("history: "))).toBe(true);
+    expect(broken.some((line) => line.startsWith("next prompt: "))).toBe(true);
+  });
 });
 
 describe("runFaultCase", () => {

@@ -379,3 +379,26 @@ function visibleFiles(dir: string): string[] {
     .filter((name) => !name.startsWith("."))
     .sort();
 }
+
+/**
+ * What an outcome got wrong against the case's expectation for this kind of loop: one line per
+ * broken rule, empty when the loop met the fault as the matrix says.
+ */
+export function faultCaseMismatches(fault: FaultCase, kind: LoopKind, outcome: FaultOutcome): string[] {
+  const expected = fault.expected[kind];
+  const problems: string[] = [];
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  if (!same(outcome.end, expected.end))
+    problems.push(`ended ${JSON.stringify(outcome.end)}, expected ${JSON.stringify(expected.end)}`);
+  if (outcome.requests !== expected.requests)
+    problems.push(`made ${outcome.requests} requests, expected ${expected.requests}`);
+  if (!same(outcome.createdFiles, expected.createdFiles ?? []))
+    problems.push(`created ${JSON.stringify(outcome.createdFiles)}`);
+  if (outcome.sentinelRan) problems.push("ran a tool call from partial or malformed input");
+  for (const problem of outcome.historyProblems) problems.push(`history: ${problem}`);
+  if (outcome.end.kind === "threw" && outcome.historyAsBeforeFailedCall !== true) {
+    problems.push("kept part of the failed call in the history");
+  }
+  if (outcome.nextPromptProblem !== null) problems.push(`next prompt: ${outcome.nextPromptProblem}`);
+  return problems;
+}
