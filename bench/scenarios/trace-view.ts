@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
 import { agentLoop, type LoadedTrace, readTrace, renderTraceHtml, TraceWriter } from "@harness/s03-tracing";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "@harness/shared";
 import { type BrowserContext, chromium } from "playwright-core";
 import { readTurnsPrompt, writeReadTurnsFiles } from "../bench-brain.ts";
 import { type Figure, formatValue, type Section, summarize, under } from "../section.ts";
@@ -25,7 +26,7 @@ export const ITERATIONS = 1000;
 /** The target: the page of a 1,000-iteration trace is drawn in under a second. */
 export const TARGET_MS = 1000;
 const TURNS_PER_RUN = 10;
-const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM = CHROMIUM_PATH;
 
 /** How the trace-view scenario runs. */
 export interface TraceViewOptions {
@@ -90,15 +91,7 @@ export async function traceView(o: TraceViewOptions): Promise<Section> {
     context = await chromium.launchPersistentContext(join(dir, "chromium-profile"), {
       executablePath: CHROMIUM,
       headless: true,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
+      args: [...CHROMIUM_ARGS],
     });
     await context.addInitScript(markPaint);
     let blocked = 0;

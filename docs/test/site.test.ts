@@ -11,12 +11,13 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "@harness/shared";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSite, type SiteBuild } from "../src/build-site.ts";
 import { findChapters, REPO_ROOT } from "../src/find-chapters.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM = CHROMIUM_PATH;
 const CHAPTERS = findChapters().map((chapter) => chapter.folder);
 
 describe("the course site", () => {
@@ -36,15 +37,7 @@ describe("the course site", () => {
       executablePath: CHROMIUM,
       headless: true,
       viewport: { width: 1400, height: 1000 },
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
+      args: [...CHROMIUM_ARGS],
     });
   }, 180_000);
 

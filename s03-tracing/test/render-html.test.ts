@@ -7,14 +7,23 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { isValidHistory, REPO_ROOT, reply, text, textReply, toolUse } from "@harness/shared";
+import {
+  CHROMIUM_ARGS,
+  CHROMIUM_PATH,
+  isValidHistory,
+  REPO_ROOT,
+  reply,
+  text,
+  textReply,
+  toolUse,
+} from "@harness/shared";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LoadedTrace } from "../src/read-trace.ts";
 import { renderTraceHtml } from "../src/render-html.ts";
 import { type ScriptedTrace, scriptedTrace } from "./scripted-trace.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM = CHROMIUM_PATH;
 const INJECTION = '</script><b id="injected">not markup</b>';
 
 /** Three turns: two reads at once; a command and a failing read; the answer. */
@@ -81,15 +90,7 @@ describe("the trace viewer in a browser", () => {
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
+      args: [...CHROMIUM_ARGS],
     });
   }, 30_000);
 
