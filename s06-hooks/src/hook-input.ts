@@ -1,0 +1,109 @@
+/**
+ * What a hook reads: one JSON object on stdin, in Claude Code's field names, so a hook written for
+ * Claude Code reads this course's events unchanged. One builder per event.
+ *
+ * Left out: `transcript_path` (the course writes no transcript before s07-sessions) and Claude
+ * Code's events this course does not fire (Notification, PreCompact, SubagentStop, SessionEnd ...).
+ */
+import { isAbsolute, resolve } from "node:path";
+import type { ToolCall, ToolResult } from "@harness/shared";
+
+/** The points of the loop where hooks run. */
+export type HookEventName = "SessionStart" | "UserPromptSubmit" | "PreToolUse" | "PostToolUse" | "Stop";
+
+/** Every event, in the order a session meets them. */
+export const HOOK_EVENTS: readonly HookEventName[] = [
+  "SessionStart",
+  "UserPromptSubmit",
+  "PreToolUse",
+  "PostToolUse",
+  "Stop",
+];
+
+/** Which session a hook runs in, and where. */
+export interface HookSession {
+  /** An id for the session, the same for every event of one run. */
+  sessionId: string;
+  /** The working directory: the hook's cwd, and `cwd` on its stdin. */
+  cwd: string;
+}
+
+interface CommonFields {
+  session_id: string;
+  cwd: string;
+}
+
+/** The object a hook gets on stdin; `hook_event_name` says which event it is. */
+export type HookInput =
+  | (CommonFields & { hook_event_name: "SessionStart"; source: "startup" })
+  | (CommonFields & { hook_event_name: "UserPromptSubmit"; prompt: string })
+  | (CommonFields & {
+      hook_event_name: "PreToolUse";
+      tool_name: string;
+      tool_input: Record<string, unknown>;
+      tool_use_id: string;
+    })
+  | (CommonFields & {
+      hook_event_name: "PostToolUse";
+      tool_name: string;
+      tool_input: Record<string, unknown>;
+      tool_use_id: string;
+      tool_response: { content: string; is_error: boolean };
+    })
+  | (CommonFields & { hook_event_name: "Stop"; stop_hook_active: boolean });
+
+const common = (session: HookSession): CommonFields => ({ session_id: session.sessionId, cwd: session.cwd });
+
+/** The session has started (a new one; s07 adds resumed ones). */
+export function sessionStartInput(session: HookSession): HookInput {
+  return { ...common(session), hook_event_name: "SessionStart", source: "startup" };
+}
+
+/** The user typed a prompt; it has not been sent yet. */
+export function userPromptInput(session: HookSession, prompt: string): HookInput {
+  return { ...common(session), hook_event_name: "UserPromptSubmit", prompt };
+}
+
+/** A tool call the permission rules did not deny, about to run. */
+export function preToolUseInput(session: HookSession, call: ToolCall): HookInput {
+  return {
+    ...common(session),
+    hook_event_name: "PreToolUse",
+    tool_name: call.name,
+    tool_input: toolInputForHooks(call.input, session.cwd),
+    tool_use_id: call.id,
+  };
+}
+
+/** A tool call that ran, with its result (failed ones too: `is_error` says which). */
+export function postToolUseInput(session: HookSession, call: ToolCall, result: ToolResult): HookInput {
+  return {
+    ...common(session),
+    hook_event_name: "PostToolUse",
+    tool_name: call.name,
+    tool_input: toolInputForHooks(call.input, session.cwd),
+    tool_use_id: call.id,
+    tool_response: { content: result.content, is_error: result.isError },
+  };
+}
+
+/**
+ * The loop is about to return a final answer. `stopHookActive` is true when a Stop hook already
+ * sent the loop on once for this prompt, as in Claude Code.
+ */
+export function stopInput(session: HookSession, stopHookActive: boolean): HookInput {
+  return { ...common(session), hook_event_name: "Stop", stop_hook_active: stopHookActive };
+}
+
+/**
+ * The call's input as the model wrote it, plus `file_path`: the absolute path of a `path`
+ * argument. The course's file tools take a path relative to the working directory; Claude Code's
+ * take `file_path`, absolute, and hooks written for it read that field.
+ * Contract: never changes a field the model wrote; adds `file_path` only when absent.
+ */
+export function toolInputForHooks(input: unknown, cwd: string): Record<string, unknown> {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return {};
+  const fields = input as Record<string, unknown>;
+  if (typeof fields.path !== "string" || "file_path" in fields) return { ...fields };
+  return { ...fields, file_path: isAbsolute(fields.path) ? fields.path : resolve(cwd, fields.path) };
+}
