@@ -62,7 +62,8 @@ export function combineHookOutcomes(
         break;
       case "block":
         if (event === "PreToolUse") decisions.push({ behavior: "deny", reason: outcome.reason });
-        else if (event === "SessionStart") verdict.notices.push(outcome.reason); // nothing to block at the start
+        else if (event === "SessionStart")
+          verdict.notices.push(outcome.reason); // nothing to block at the start
         else blocks.push(outcome.reason);
         break;
       case "ok": {

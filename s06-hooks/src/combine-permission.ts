@@ -32,7 +32,11 @@ export interface ToolDecision {
 
 /** Put the rules' decision and the hooks' verdict together. Contract: a rules deny is never loosened. */
 export function combinePermission(rules: RulesDecision, hooks: HookVerdict | undefined): ToolDecision {
-  const byRules: ToolDecision = { behavior: rules.behavior, reason: rules.reason ?? rulesReason(rules), decidedBy: "rules" };
+  const byRules: ToolDecision = {
+    behavior: rules.behavior,
+    reason: rules.reason ?? rulesReason(rules),
+    decidedBy: "rules",
+  };
   if (rules.behavior === "deny") return byRules;
   if (hooks?.stop !== undefined) return { behavior: "deny", reason: hooks.stop, decidedBy: "hooks" };
   const fromHooks = hooks?.permission;

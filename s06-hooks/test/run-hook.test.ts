@@ -59,7 +59,7 @@ describe("runHook", () => {
     const saved = process.env.ANTHROPIC_API_KEY;
     process.env.ANTHROPIC_API_KEY = ["sk", "ant", "test"].join("-");
     try {
-      const run = await runHook(commandHook('echo "key=${ANTHROPIC_API_KEY:-unset}"'), input, { cwd });
+      const run = await runHook(commandHook(`echo "key=\${ANTHROPIC_API_KEY:-unset}"`), input, { cwd });
       expect(run.stdout).toBe("key=unset\n");
     } finally {
       if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
@@ -156,7 +156,9 @@ describe("runHook", () => {
         peak = Math.max(peak, process.memoryUsage().rss);
       }, 10);
       const run = await runHook(
-        commandHook("echo START; head -c 100000000 /dev/zero | tr '\\0' a; echo; echo END; yes e | head -c 50000000 >&2"),
+        commandHook(
+          "echo START; head -c 100000000 /dev/zero | tr '\\0' a; echo; echo END; yes e | head -c 50000000 >&2",
+        ),
         input,
         { cwd, maxOutputBytes: 1000 },
       );

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import {
+  postToolUseInput,
+  preToolUseInput,
+  sessionStartInput,
+  stopInput,
+  toolInputForHooks,
+  userPromptInput,
+} from "../src/hook-input.ts";
+
+const session = { sessionId: "session-7", cwd: "/work/project" };
+
+describe("hook inputs", () => {
+  it("carry Claude Code's field names for every event", () => {
+    const common = { session_id: "session-7", cwd: "/work/project" };
+    const call = { id: "toolu_9", name: "bash", input: { command: "ls" } };
+    expect(sessionStartInput(session)).toEqual({ ...common, hook_event_name: "SessionStart", source: "startup" });
+    expect(userPromptInput(session, "hi")).toEqual({ ...common, hook_event_name: "UserPromptSubmit", prompt: "hi" });
+    expect(preToolUseInput(session, call)).toEqual({
+      ...common,
+      hook_event_name: "PreToolUse",
+      tool_name: "bash",
+      tool_input: { command: "ls" },
+      tool_use_id: "toolu_9",
+    });
+    expect(postToolUseInput(session, call, { content: "a\n[exit code 0]", isError: false })).toEqual({
+      ...common,
+      hook_event_name: "PostToolUse",
+      tool_name: "bash",
+      tool_input: { command: "ls" },
+      tool_use_id: "toolu_9",
+      tool_response: { content: "a\n[exit code 0]", is_error: false },
+    });
+    expect(stopInput(session, true)).toEqual({ ...common, hook_event_name: "Stop", stop_hook_active: true });
+  });
+});
+
+describe("toolInputForHooks", () => {
+  it("adds file_path, absolute, beside a relative path", () => {
+    expect(toolInputForHooks({ path: "src/a.ts", content: "x" }, "/work/project")).toEqual({
+      path: "src/a.ts",
+      content: "x",
+      file_path: "/work/project/src/a.ts",
+    });
+    expect(toolInputForHooks({ path: "/etc/hosts" }, "/work/project")).toEqual({
+      path: "/etc/hosts",
+      file_path: "/etc/hosts",
+    });
+  });
+
+  it("never changes what the model wrote", () => {
+    expect(toolInputForHooks({ command: "ls" }, "/p")).toEqual({ command: "ls" });
+    expect(toolInputForHooks({ path: "a", file_path: "model's own" }, "/p")).toEqual({
+      path: "a",
+      file_path: "model's own",
+    });
+    expect(toolInputForHooks({ path: 3 }, "/p")).toEqual({ path: 3 });
+    expect(toolInputForHooks(null, "/p")).toEqual({});
+  });
+});
