@@ -28,31 +28,32 @@ export interface HookSession {
   cwd: string;
 }
 
-interface CommonFields {
+/** The fields every hook input has. */
+export interface HookInputCommon {
   session_id: string;
   cwd: string;
 }
 
 /** The object a hook gets on stdin; `hook_event_name` says which event it is. */
 export type HookInput =
-  | (CommonFields & { hook_event_name: "SessionStart"; source: "startup" })
-  | (CommonFields & { hook_event_name: "UserPromptSubmit"; prompt: string })
-  | (CommonFields & {
+  | (HookInputCommon & { hook_event_name: "SessionStart"; source: "startup" })
+  | (HookInputCommon & { hook_event_name: "UserPromptSubmit"; prompt: string })
+  | (HookInputCommon & {
       hook_event_name: "PreToolUse";
       tool_name: string;
       tool_input: Record<string, unknown>;
       tool_use_id: string;
     })
-  | (CommonFields & {
+  | (HookInputCommon & {
       hook_event_name: "PostToolUse";
       tool_name: string;
       tool_input: Record<string, unknown>;
       tool_use_id: string;
       tool_response: { content: string; is_error: boolean };
     })
-  | (CommonFields & { hook_event_name: "Stop"; stop_hook_active: boolean });
+  | (HookInputCommon & { hook_event_name: "Stop"; stop_hook_active: boolean });
 
-const common = (session: HookSession): CommonFields => ({ session_id: session.sessionId, cwd: session.cwd });
+const common = (session: HookSession): HookInputCommon => ({ session_id: session.sessionId, cwd: session.cwd });
 
 /** The session has started (a new one; s07 adds resumed ones). */
 export function sessionStartInput(session: HookSession): HookInput {

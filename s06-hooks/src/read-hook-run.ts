@@ -9,16 +9,33 @@ import { z } from "zod";
 import type { HookEventName } from "./hook-input.ts";
 import type { HookRun } from "./run-hook.ts";
 
-/** The JSON a hook may print on exit 0; fields this course does not act on are listed in the README. */
-export const hookOutputSchema = z.object({
+/** The JSON a hook may print on exit 0, in Claude Code's field names. */
+export interface HookOutput {
   /** false: the loop stops after this event; `stopReason` is shown to the user. */
+  continue?: boolean;
+  stopReason?: string;
+  /** Accepted for compatibility; the course never shows a hook's stdout, so there is nothing to hide. */
+  suppressOutput?: boolean;
+  /** A line shown to the user. */
+  systemMessage?: string;
+  /** "block" blocks like exit 2, with `reason`; "approve" is Claude Code's older PreToolUse allow. */
+  decision?: "block" | "approve";
+  reason?: string;
+  hookSpecificOutput?: {
+    hookEventName?: string;
+    /** PreToolUse: decide the call. */
+    permissionDecision?: "allow" | "deny" | "ask";
+    permissionDecisionReason?: string;
+    /** Text for the model. */
+    additionalContext?: string;
+  };
+}
+
+const hookOutputSchema: z.ZodType<HookOutput> = z.object({
   continue: z.boolean().optional(),
   stopReason: z.string().optional(),
-  /** Accepted for compatibility; the course never shows a hook's stdout, so there is nothing to hide. */
   suppressOutput: z.boolean().optional(),
-  /** A line shown to the user. */
   systemMessage: z.string().optional(),
-  /** "block" blocks like exit 2 with `reason`; "approve" is Claude Code's older PreToolUse allow. */
   decision: z.enum(["block", "approve"]).optional(),
   reason: z.string().optional(),
   hookSpecificOutput: z
@@ -30,9 +47,6 @@ export const hookOutputSchema = z.object({
     })
     .optional(),
 });
-
-/** A hook's decisions, as printed on exit 0 and checked. */
-export type HookOutput = z.infer<typeof hookOutputSchema>;
 
 /** What one hook's run means. */
 export type HookOutcome =
