@@ -31,8 +31,11 @@ let project: string;
 let session: HookSession;
 let loaded: LoadedHooks;
 let runProjectHooks: boolean;
+const savedNotifier = process.env.npm_config_update_notifier;
 
 beforeAll(async () => {
+  // the Stop example runs `npm test`: keep npm from asking the registry for a newer npm
+  process.env.npm_config_update_notifier = "false";
   root = realpathSync(mkdtempSync(join(tmpdir(), "hook-examples-")));
   project = join(root, "project");
   mkdirSync(join(project, ".harness", "hooks"), { recursive: true });
@@ -52,7 +55,11 @@ beforeAll(async () => {
   session = { sessionId: "examples", cwd: project };
 });
 
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+  if (savedNotifier === undefined) delete process.env.npm_config_update_notifier;
+  else process.env.npm_config_update_notifier = savedNotifier;
+});
 
 const options = () => ({ cwd: project, runProjectHooks });
 const bash = (command: string): ToolCall => ({ id: "toolu_1", name: "bash", input: { command } });

@@ -149,6 +149,18 @@ describe("runHook", () => {
   });
 
   describe("output", { timeout: 30_000 }, () => {
+    it("stops a hook that floods without end at its timeout, its output and its group bounded", async () => {
+      const run = await runHook(commandHook("echo $$ > group.pid; yes", { timeoutMs: 1000 }), input, {
+        cwd,
+        maxOutputBytes: 2000,
+      });
+      expect(run.stopped).toBe("timeout");
+      expect(run.stdout.startsWith("y\ny\n")).toBe(true);
+      expect(run.stdout.length).toBeLessThan(2100);
+      expect(run.stdoutCutBytes).toBeGreaterThan(1_000_000);
+      expect(await until(() => !isGroupRunning(pidFrom("group.pid")))).toBe(true);
+    });
+
     it("keeps the head and tail of a flood on stdout and stderr within the bound, memory bounded", async () => {
       const before = process.memoryUsage().rss;
       let peak = before;
