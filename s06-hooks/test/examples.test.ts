@@ -76,7 +76,7 @@ describe("examples/settings.json", () => {
   });
 });
 
-describe("block-git-push.mjs", { timeout: 30_000 }, () => {
+describe("block-git-push.mjs", { timeout: 60_000 }, () => {
   it.each(["git push", "git push origin main", "cd repo && git push -f", "git -C repo push", "git --no-pager push"])(
     "blocks %j with a reason for the model",
     async (command) => {
@@ -99,7 +99,7 @@ describe("block-git-push.mjs", { timeout: 30_000 }, () => {
   );
 });
 
-describe("strip-trailing-whitespace.mjs", { timeout: 30_000 }, () => {
+describe("strip-trailing-whitespace.mjs", { timeout: 60_000 }, () => {
   const write = (path: string, content: string): ToolCall => ({
     id: "toolu_2",
     name: "write_file",

@@ -147,13 +147,21 @@ describe("runHooks", () => {
     expect(existsSync(join(cwd, "local-ran"))).toBe(true);
   });
 
-  describe("several hooks on one event", { timeout: 30_000 }, () => {
+  describe("several hooks on one event", { timeout: 60_000 }, () => {
+    // a hook that waits for a file another hook writes: run one by one, the first would wait
+    // until its timeout; run at once, they meet. Causality, not wall-clock thresholds.
+    const waitFor = (file: string) => `until [ -e ${file} ]; do sleep 0.02; done`;
+
     it("runs them at once: every hook starts before any of them ends", async () => {
-      // each hook writes when it started and when it ended, in nanoseconds, from its own clock reads
-      const hook = (name: string) =>
-        commandHook(`echo "$(date +%s%N)" > ${name}.start; sleep 1; echo "$(date +%s%N)" > ${name}.end`);
+      // each hook writes when it started, waits until all four have started, writes when it ended
       const names = ["a", "b", "c", "d"];
-      await runHooks(names.map(hook), preToolUseInput(session, push), options());
+      const hook = (name: string) =>
+        commandHook(
+          `echo "$(date +%s%N)" > ${name}.start; ${names.map((n) => waitFor(`${n}.start`)).join("; ")}; echo "$(date +%s%N)" > ${name}.end`,
+          { timeoutMs: 30_000 },
+        );
+      const verdict = await runHooks(names.map(hook), preToolUseInput(session, push), options());
+      expect(verdict.notices).toEqual([]);
       const stamp = (file: string) => Number(readFileSync(join(cwd, file), "utf8").trim());
       const lastStart = Math.max(...names.map((n) => stamp(`${n}.start`)));
       const firstEnd = Math.min(...names.map((n) => stamp(`${n}.end`)));
@@ -161,24 +169,25 @@ describe("runHooks", () => {
     });
 
     it("combines in config order, whichever finishes first: deny > ask > allow, every reason kept", async () => {
-      const decide = (behavior: string, reason: string, delay: number) =>
+      // each hook waits for the next one's file, so they answer in reverse config order
+      const decide = (behavior: string, reason: string, after: string) =>
         commandHook(
-          `sleep ${delay}; echo '{"hookSpecificOutput": {"permissionDecision": "${behavior}", "permissionDecisionReason": "${reason}", "additionalContext": "${reason}"}}'`,
+          `${after}; echo '{"hookSpecificOutput": {"permissionDecision": "${behavior}", "permissionDecisionReason": "${reason}", "additionalContext": "${reason}"}}'; touch ${reason}.done`,
+          { timeoutMs: 30_000 },
         );
       const verdict = await runHooks(
         [
-          decide("allow", "first", 0.6),
-          decide("deny", "second", 0.4),
-          commandHook("sleep 0.2; echo third >&2; exit 2"),
-          decide("ask", "fourth", 0),
+          decide("allow", "first", waitFor("second.done")),
+          decide("deny", "second", waitFor("third.done")),
+          commandHook(`${waitFor("fourth.done")}; echo third >&2; touch third.done; exit 2`, { timeoutMs: 30_000 }),
+          decide("ask", "fourth", "true"),
         ],
         preToolUseInput(session, push),
         options(),
       );
+      expect(verdict.notices).toEqual([]);
       expect(verdict.permission).toEqual({ behavior: "deny", reason: "second\nthird" });
       expect(verdict.context).toEqual(["first", "second", "fourth"]);
-      // the last in config order finished first
-      expect(verdict.runs[3].endedAt).toBeLessThanOrEqual(verdict.runs[0].endedAt);
     });
 
     it("blocks when any one blocks, and keeps running the others' output", async () => {
