@@ -61,9 +61,9 @@ export function combineHookOutcomes(
         verdict.notices.push(outcome.message);
         break;
       case "block":
+        // at SessionStart there is nothing to block: the reason is only shown
         if (event === "PreToolUse") decisions.push({ behavior: "deny", reason: outcome.reason });
-        else if (event === "SessionStart")
-          verdict.notices.push(outcome.reason); // nothing to block at the start
+        else if (event === "SessionStart") verdict.notices.push(outcome.reason);
         else blocks.push(outcome.reason);
         break;
       case "ok": {
