@@ -164,8 +164,12 @@ function shell(result: Unwrapped, program: string, args: ShellWord[]): Unwrapped
       i++;
       break;
     }
-    if (/^[-+][A-Za-z]*c[A-Za-z]*$/.test(word)) script = true;
-    else if (word === "-o" || word === "+o" || word === "-O" || word === "+O" || word === "--rcfile" || word === "--init-file") i++;
+    if (/^[-+][A-Za-z]*c[A-Za-z]*$/.test(word)) {
+      script = true; // the next word is the script, whatever it looks like
+      i++;
+      break;
+    }
+    if (word === "-o" || word === "+o" || word === "-O" || word === "+O" || word === "--rcfile" || word === "--init-file") i++;
     else if (!word.startsWith("-") && !word.startsWith("+")) break;
   }
   if (script) return runsScript(result, args.slice(i, i + 1), `${program} -c`);
