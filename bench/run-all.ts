@@ -20,6 +20,7 @@ import { bashFlood } from "./scenarios/bash-flood.ts";
 import { coldStart } from "./scenarios/cold-start.ts";
 import { dispatchConcurrency } from "./scenarios/dispatch-concurrency.ts";
 import { loopOverhead } from "./scenarios/loop-overhead.ts";
+import { permissionDecisions } from "./scenarios/permission-decisions.ts";
 import { streamLatency } from "./scenarios/stream-latency.ts";
 import { testCache } from "./scenarios/test-cache.ts";
 import { traceView } from "./scenarios/trace-view.ts";
@@ -48,6 +49,7 @@ const scenarios: { name: string; slow?: boolean; run: () => Promise<Section> }[]
   { name: "dispatch", run: () => dispatchConcurrency({ warmup: 2, reps: 9, cwd: repoRoot }) },
   { name: "tracing", run: () => tracingOverhead({ warmup: 20, reps: 7 }) },
   { name: "trace-view", run: () => traceView({ warmup: 2, reps: 7 }) },
+  { name: "permissions", run: () => permissionDecisions({ warmup: 2, reps: 7 }) },
   { name: "cold-start", run: () => coldStart({ warmup: 2, reps: 10, repoRoot }) },
   { name: "test-cache", slow: true, run: () => testCache({ reps: 3, repoRoot }) },
 ];

@@ -7,9 +7,9 @@
  * `.env` is `.env`. A directory counts when a rule covers everything in it: grep over `.harness`
  * reads the settings as surely as read_file of `.harness/settings.json` does.
  */
-import { realpathSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, relative } from "node:path";
+import { basename, dirname, isAbsolute, join, relative } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import type { PathRoot, RuleSpecifier } from "./parse-rule.ts";
 
@@ -60,15 +60,40 @@ function rootsOf(root: PathRoot, cwd: string): string[] {
   }
 }
 
-/** A path as named (absolute) and, when it exists, as it really is. */
+/**
+ * A path as named (absolute) and as it really is: symbolic links resolved in the part of it that
+ * exists, so a file not written yet inside a linked directory still resolves to where it would go.
+ */
 export function pathForms(path: string, base: string): string[] {
   const named = isAbsolute(path) ? path : join(base, path);
-  try {
-    const real = realpathSync.native(named);
-    return real === named ? [named] : [named, real];
-  } catch {
-    return [named]; // not there (yet): a write may create it
+  // the nearest part that exists (a missing file is common: most words are not files)
+  let existing = named;
+  const missing: string[] = [];
+  while (!lstatSync(existing, { throwIfNoEntry: false })) {
+    const parent = dirname(existing);
+    if (parent === existing) return [named];
+    missing.unshift(basename(existing));
+    existing = parent;
   }
+  let real: string;
+  try {
+    real = join(realDirectory(existing), ...missing);
+  } catch {
+    return [named]; // a dangling link: nothing there to read
+  }
+  return real === named ? [named] : [named, real];
+}
+
+const realDirectories = new Map<string, string>();
+
+/** realpath, remembered for the directories words are most often relative to. */
+function realDirectory(path: string): string {
+  const known = realDirectories.get(path);
+  if (known !== undefined) return known;
+  const real = realpathSync.native(path);
+  // only directories met again and again are kept: the working directory and its parents
+  if (realDirectories.size < 64 && lstatSync(path).isDirectory()) realDirectories.set(path, real);
+  return real;
 }
 
 /** True when `path` (absolute) is inside `cwd` and not under its `.git` (which acceptEdits leaves alone). */
