@@ -19,7 +19,23 @@ const BASH_CALLS = 40;
 
 /** A plausible user's settings: everyday programs allowed, deletion and force-pushes denied. */
 const PERMISSIONS = {
-  allow: ["Bash(git status:*)", "Bash(git diff:*)", "Bash(git log:*)", "Bash(npm test:*)", "Bash(npm run:*)", "Bash(npx vitest:*)", "Bash(ls:*)", "Bash(cat:*)", "Bash(grep:*)", "Bash(rg:*)", "Bash(find:*)", "Bash(wc:*)", "Bash(head:*)", "Bash(tail:*)", "Edit(src/**)"],
+  allow: [
+    "Bash(git status:*)",
+    "Bash(git diff:*)",
+    "Bash(git log:*)",
+    "Bash(npm test:*)",
+    "Bash(npm run:*)",
+    "Bash(npx vitest:*)",
+    "Bash(ls:*)",
+    "Bash(cat:*)",
+    "Bash(grep:*)",
+    "Bash(rg:*)",
+    "Bash(find:*)",
+    "Bash(wc:*)",
+    "Bash(head:*)",
+    "Bash(tail:*)",
+    "Edit(src/**)",
+  ],
   ask: ["Bash(git push:*)", "Bash(docker:*)"],
   deny: ["Bash(rm -rf:*)", "Bash(git push --force:*)", "Bash(curl:*)", "Read(secrets/**)"],
 };

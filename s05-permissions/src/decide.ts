@@ -22,12 +22,12 @@ import type { ToolCall } from "@harness/shared";
 import { BEHAVIOR_RANK, type Behavior, type Decision } from "./decision.ts";
 import { DEFAULT_SOURCE } from "./default-denies.ts";
 import { expandGlob } from "./expand-glob.ts";
+import type { PermissionSettings, RuleBehavior, SourcedRule } from "./load-settings.ts";
 import { commandMatches } from "./match-command.ts";
 import { isEditableInside, pathForms, pathMatches } from "./match-path.ts";
-import type { PermissionSettings, RuleBehavior, SourcedRule } from "./load-settings.ts";
-import { type AccessKind, modeBaseline, PLANNING, type PermissionMode } from "./permission-mode.ts";
-import { type CourseToolName, EDIT_TOOLS, RULE_TOOLS } from "./rule-tools.ts";
+import { type AccessKind, modeBaseline, type PermissionMode, PLANNING } from "./permission-mode.ts";
 import type { ShellWord } from "./read-word.ts";
+import { type CourseToolName, EDIT_TOOLS, RULE_TOOLS } from "./rule-tools.ts";
 import { splitCommand } from "./split-command.ts";
 
 /** One part of a call, decided: the subject says which part, for the sentence. */
@@ -93,7 +93,13 @@ function decideBash(command: string | null, settings: PermissionSettings, mode: 
     parts.push(commandPart(simple.layers, simple.allowLayer, simple.text, settings, mode));
     // every file a command names may be read by it: Read deny and ask rules see them all
     for (const path of namedFiles(simple.layers, bases)) {
-      const part = readRulesPart(path, settings, mode, cwd, `the simple command \`${simple.text}\` names ${path.shown}`);
+      const part = readRulesPart(
+        path,
+        settings,
+        mode,
+        cwd,
+        `the simple command \`${simple.text}\` names ${path.shown}`,
+      );
       if (part) parts.push(part);
     }
   }
@@ -101,7 +107,14 @@ function decideBash(command: string | null, settings: PermissionSettings, mode: 
     const subject = `the redirection \`${redirect.text}\``;
     if (redirect.target.value === null) {
       // a file named at run time: no rule can be matched against it
-      parts.push(baselinePart(mode, redirect.access === "write" ? "unseen" : "read", false, `${subject} (its file is named at run time)`));
+      parts.push(
+        baselinePart(
+          mode,
+          redirect.access === "write" ? "unseen" : "read",
+          false,
+          `${subject} (its file is named at run time)`,
+        ),
+      );
       continue;
     }
     for (const path of expandWord(redirect.target, bases)) {
@@ -151,8 +164,15 @@ function commandPart(
 }
 
 /** A read of one file by bash: only deny and ask rules speak (whether the command runs is its own part). */
-function readRulesPart(path: ResolvedPath, settings: PermissionSettings, mode: PermissionMode, cwd: string, subject: string): Part | null {
-  const rule = firstPathRule(settings, "deny", "read_file", path.forms, cwd) ??
+function readRulesPart(
+  path: ResolvedPath,
+  settings: PermissionSettings,
+  mode: PermissionMode,
+  cwd: string,
+  subject: string,
+): Part | null {
+  const rule =
+    firstPathRule(settings, "deny", "read_file", path.forms, cwd) ??
     (mode === "bypassPermissions" ? undefined : firstPathRule(settings, "ask", "read_file", path.forms, cwd));
   return rule ? rulePart(rule.behavior, rule, subject) : null;
 }
@@ -185,7 +205,12 @@ function decidePathPart(
   if (asked) return rulePart("ask", asked, subject);
   const allowed = find("allow");
   if (allowed) return rulePart("allow", allowed, subject);
-  return baselinePart(mode, kind, forms.every((form) => isEditableInside(form, cwd)) || isEditableInside(forms[0], cwd), subject);
+  return baselinePart(
+    mode,
+    kind,
+    forms.every((form) => isEditableInside(form, cwd)) || isEditableInside(forms[0], cwd),
+    subject,
+  );
 }
 
 /** The first rule of `behavior` that covers `tool` and names one of `forms`. */

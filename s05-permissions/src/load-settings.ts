@@ -60,7 +60,7 @@ export interface PermissionSettings {
   files: string[];
 }
 
-const ruleList = z.array(z.string({ error: "each rule is a string, like \"Bash(git diff:*)\"" }), {
+const ruleList = z.array(z.string({ error: 'each rule is a string, like "Bash(git diff:*)"' }), {
   error: "a list of rules is an array of strings",
 });
 const permissionsShape = z.strictObject(

@@ -55,7 +55,8 @@ export function modeBaseline(mode: PermissionMode, kind: AccessKind, insideCwd =
       if (kind === "edit" && insideCwd) {
         return { behavior: "allow", reason: "acceptEdits mode runs edits inside the working directory" };
       }
-      if (kind === "edit") return { behavior: "ask", reason: "acceptEdits mode asks for edits outside the working directory" };
+      if (kind === "edit")
+        return { behavior: "ask", reason: "acceptEdits mode asks for edits outside the working directory" };
       return { behavior: "ask", reason: `in acceptEdits mode ${KIND_WORDS[kind]} asks` };
     case "plan":
       return { behavior: "deny", reason: PLANNING };

@@ -29,7 +29,10 @@ export function readWord(node: Node): ShellWord {
   const pieces: Piece[] = [];
   collect(node, pieces);
   const dynamic = pieces.some((piece) => piece.text === null);
-  const unquoted = pieces.filter((piece) => !piece.quoted).map((piece) => piece.text ?? "").join("");
+  const unquoted = pieces
+    .filter((piece) => !piece.quoted)
+    .map((piece) => piece.text ?? "")
+    .join("");
   let value = dynamic ? null : pieces.map((piece) => unescapePiece(piece)).join("");
   if (value !== null && !pieces[0]?.quoted && /^~(?=\/|$)/.test(value)) value = homedir() + value.slice(1);
   const globby = !dynamic && (hasGlobChar(pieces) || /\{[^{}]*(?:,|\.\.)[^{}]*\}/.test(unquoted));
@@ -131,6 +134,8 @@ function hasGlobChar(pieces: Piece[]): boolean {
 /** The word as a glob: bare pieces as written, quoted ones with their special characters escaped. */
 function globPattern(pieces: Piece[]): string {
   return pieces
-    .map((piece) => (piece.kind === "bare" ? (piece.text ?? "") : unescapePiece(piece).replace(/[*?[\]{}()!+@\\]/g, "\\$&")))
+    .map((piece) =>
+      piece.kind === "bare" ? (piece.text ?? "") : unescapePiece(piece).replace(/[*?[\]{}()!+@\\]/g, "\\$&"),
+    )
     .join("");
 }

@@ -66,7 +66,8 @@ const MAX_DEPTH = 4;
  * Variables that change which program a name runs, or what every program loads: setting one makes
  * the rest of the line unseen (`PATH=.:$PATH git status` may run a `./git` of the model's making).
  */
-const RISKY_VARIABLE = /^(?:PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_ENV|ENV|IFS|SHELLOPTS|BASHOPTS|PROMPT_COMMAND|PS4|BASH_FUNC_\S*)$/;
+const RISKY_VARIABLE =
+  /^(?:PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_ENV|ENV|IFS|SHELLOPTS|BASHOPTS|PROMPT_COMMAND|PS4|BASH_FUNC_\S*)$/;
 
 /** Files a redirection may name that are not files: the rules are not asked about them. */
 const NOT_FILES = /^\/dev\/(?:null|stdin|stdout|stderr|tty|zero|random|urandom|fd\/\d+)$/;
@@ -95,7 +96,10 @@ function addScript(script: string, split: SplitCommand, depth: number): void {
     const root = tree.rootNode;
     if (root.hasError) {
       const near = firstError(root);
-      split.unseen.push({ text: clip(script), why: `it does not parse as bash${near ? ` (near \`${clip(near)}\`)` : ""}` });
+      split.unseen.push({
+        text: clip(script),
+        why: `it does not parse as bash${near ? ` (near \`${clip(near)}\`)` : ""}`,
+      });
     }
     walk(root, split, depth, []);
   } finally {
@@ -149,10 +153,19 @@ function addCommandNode(node: Node, split: SplitCommand, depth: number, stdin: (
   addWords(words, node.text, split, depth, fed);
 }
 
-function addWords(words: ShellWord[], text: string, split: SplitCommand, depth: number, stdin: (string | null)[]): void {
+function addWords(
+  words: ShellWord[],
+  text: string,
+  split: SplitCommand,
+  depth: number,
+  stdin: (string | null)[],
+): void {
   if (words.length === 0 || words[0].value === "") return; // "" is a word the parser found missing
   if (words[0].value === null) {
-    split.unseen.push({ text: clip(text), why: `its command name \`${clip(words[0].source)}\` is computed at run time` });
+    split.unseen.push({
+      text: clip(text),
+      why: `its command name \`${clip(words[0].source)}\` is computed at run time`,
+    });
     return;
   }
   const unwrapped = unwrapCommand(words);
@@ -172,7 +185,10 @@ function addWords(words: ShellWord[], text: string, split: SplitCommand, depth: 
   }
   if (unwrapped.readsScriptFromStdin) {
     if (stdin.length === 0) {
-      split.unseen.push({ text: clip(text), why: "a shell reads its commands from standard input, which the parser cannot see" });
+      split.unseen.push({
+        text: clip(text),
+        why: "a shell reads its commands from standard input, which the parser cannot see",
+      });
     }
     for (const script of stdin) {
       if (script === null) split.unseen.push({ text: clip(text), why: "a shell is fed a script computed at run time" });
@@ -197,7 +213,10 @@ function addRedirect(node: Node, split: SplitCommand): void {
   const operator = node.children.find((child) => child && !child.isNamed)?.type ?? "";
   const destination = node.childForFieldName("destination");
   if (!destination) return;
-  if ((operator === ">&" || operator === "<&" || operator === ">&-" || operator === "<&-") && /^(?:\d+|-)$/.test(destination.text)) {
+  if (
+    (operator === ">&" || operator === "<&" || operator === ">&-" || operator === "<&-") &&
+    /^(?:\d+|-)$/.test(destination.text)
+  ) {
     return; // `2>&1`, `>&-`: descriptors, not files
   }
   const target = readWord(destination);

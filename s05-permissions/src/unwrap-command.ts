@@ -55,9 +55,31 @@ const WRAPPERS: Record<string, { valued: string[]; positional?: number; transpar
   setsid: { valued: [] },
   env: { valued: ["-u", "-C", "--unset", "--chdir"], assignments: true },
   xargs: {
-    valued: ["-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--max-lines", "--replace", "--eof", "--process-slot-var"],
+    valued: [
+      "-a",
+      "-d",
+      "-E",
+      "-I",
+      "-L",
+      "-n",
+      "-P",
+      "-s",
+      "--arg-file",
+      "--delimiter",
+      "--max-args",
+      "--max-procs",
+      "--max-chars",
+      "--max-lines",
+      "--replace",
+      "--eof",
+      "--process-slot-var",
+    ],
   },
-  sudo: { valued: ["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "--user", "--group", "--prompt"], transparent: false, assignments: true },
+  sudo: {
+    valued: ["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "--user", "--group", "--prompt"],
+    transparent: false,
+    assignments: true,
+  },
   doas: { valued: ["-u", "-C"], transparent: false },
 };
 
@@ -123,11 +145,10 @@ function commandStart(args: ShellWord[], valued: string[], positional: number, a
       continue;
     }
     if (!word.startsWith("-") || word === "-") break;
-    const option = word.includes("=") ? word.slice(0, word.indexOf("=")) : word;
     // `-n 5` takes the next word; `-n5` and `--max-args=5` carry their value
-    i += valued.includes(option) && !word.includes("=") && word === option ? 2 : 1;
+    i += valued.includes(word) ? 2 : 1;
   }
-  return i + positional <= args.length ? i + positional : args.length;
+  return Math.min(i + positional, args.length);
 }
 
 function runsScript(result: Unwrapped, args: ShellWord[], what: string): Unwrapped {
@@ -169,7 +190,15 @@ function shell(result: Unwrapped, program: string, args: ShellWord[]): Unwrapped
       i++;
       break;
     }
-    if (word === "-o" || word === "+o" || word === "-O" || word === "+O" || word === "--rcfile" || word === "--init-file") i++;
+    if (
+      word === "-o" ||
+      word === "+o" ||
+      word === "-O" ||
+      word === "+O" ||
+      word === "--rcfile" ||
+      word === "--init-file"
+    )
+      i++;
     else if (!word.startsWith("-") && !word.startsWith("+")) break;
   }
   if (script) return runsScript(result, args.slice(i, i + 1), `${program} -c`);

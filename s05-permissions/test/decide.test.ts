@@ -15,9 +15,16 @@ describe("decide: rules", () => {
   });
 
   it("lets deny beat ask beat allow, whatever the order they are written in", () => {
-    const { cwd, settings } = settingsFor({ allow: ["Bash"], ask: ["Bash(git push:*)"], deny: ["Bash(git push --force:*)"] });
+    const { cwd, settings } = settingsFor({
+      allow: ["Bash"],
+      ask: ["Bash(git push:*)"],
+      deny: ["Bash(git push --force:*)"],
+    });
     expect(decide(bash("git status"), settings, "default", cwd).behavior).toBe("allow");
-    expect(decide(bash("git push origin main"), settings, "default", cwd)).toMatchObject({ behavior: "ask", rule: "Bash(git push:*)" });
+    expect(decide(bash("git push origin main"), settings, "default", cwd)).toMatchObject({
+      behavior: "ask",
+      rule: "Bash(git push:*)",
+    });
     expect(decide(bash("git push --force origin main"), settings, "default", cwd)).toMatchObject({
       behavior: "deny",
       rule: "Bash(git push --force:*)",
@@ -54,10 +61,16 @@ describe("decide: rules", () => {
     const { cwd, settings } = settingsFor({ deny: ["Read(secrets/**)", "Write(*.lock)", "Edit(vendor/**)"] });
     expect(decide(tool("grep", { pattern: "KEY", path: "secrets" }), settings, "default", cwd).behavior).toBe("deny");
     expect(decide(tool("glob", { pattern: "*", path: "secrets/a" }), settings, "default", cwd).behavior).toBe("deny");
-    expect(decide(tool("write_file", { path: "pnpm.lock", content: "" }), settings, "bypassPermissions", cwd).behavior).toBe("deny");
+    expect(
+      decide(tool("write_file", { path: "pnpm.lock", content: "" }), settings, "bypassPermissions", cwd).behavior,
+    ).toBe("deny");
     expect(decide(tool("edit_file", { path: "pnpm.lock" }), settings, "bypassPermissions", cwd).behavior).toBe("allow");
-    expect(decide(tool("write_file", { path: "vendor/x.js", content: "" }), settings, "bypassPermissions", cwd).behavior).toBe("deny");
-    expect(decide(tool("edit_file", { path: "vendor/x.js" }), settings, "bypassPermissions", cwd).behavior).toBe("deny");
+    expect(
+      decide(tool("write_file", { path: "vendor/x.js", content: "" }), settings, "bypassPermissions", cwd).behavior,
+    ).toBe("deny");
+    expect(decide(tool("edit_file", { path: "vendor/x.js" }), settings, "bypassPermissions", cwd).behavior).toBe(
+      "deny",
+    );
   });
 
   it("decides a shell redirection into a file as an edit of that file", () => {
@@ -98,15 +111,49 @@ describe("decide: modes", () => {
     unseen: bash("$CMD x"),
   };
   const table: Record<PermissionMode, Record<keyof typeof calls, string>> = {
-    default: { read: "allow", edit: "ask", "edit outside": "ask", "edit .git": "ask", bash: "ask", "allowed bash": "allow", unseen: "ask" },
-    acceptEdits: { read: "allow", edit: "allow", "edit outside": "ask", "edit .git": "ask", bash: "ask", "allowed bash": "allow", unseen: "ask" },
-    plan: { read: "allow", edit: "deny", "edit outside": "deny", "edit .git": "deny", bash: "deny", "allowed bash": "deny", unseen: "deny" },
-    bypassPermissions: { read: "allow", edit: "allow", "edit outside": "allow", "edit .git": "allow", bash: "allow", "allowed bash": "allow", unseen: "allow" },
+    default: {
+      read: "allow",
+      edit: "ask",
+      "edit outside": "ask",
+      "edit .git": "ask",
+      bash: "ask",
+      "allowed bash": "allow",
+      unseen: "ask",
+    },
+    acceptEdits: {
+      read: "allow",
+      edit: "allow",
+      "edit outside": "ask",
+      "edit .git": "ask",
+      bash: "ask",
+      "allowed bash": "allow",
+      unseen: "ask",
+    },
+    plan: {
+      read: "allow",
+      edit: "deny",
+      "edit outside": "deny",
+      "edit .git": "deny",
+      bash: "deny",
+      "allowed bash": "deny",
+      unseen: "deny",
+    },
+    bypassPermissions: {
+      read: "allow",
+      edit: "allow",
+      "edit outside": "allow",
+      "edit .git": "allow",
+      bash: "allow",
+      "allowed bash": "allow",
+      unseen: "allow",
+    },
   };
 
   it.each(Object.keys(table) as PermissionMode[])("%s decides what no rule names as the mode table says", (mode) => {
     const { cwd, settings } = settingsFor({ allow: ["Bash(git status)"] });
-    const got = Object.fromEntries(Object.entries(calls).map(([name, call]) => [name, decide(call, settings, mode, cwd).behavior]));
+    const got = Object.fromEntries(
+      Object.entries(calls).map(([name, call]) => [name, decide(call, settings, mode, cwd).behavior]),
+    );
     expect(got).toEqual(table[mode]);
   });
 
@@ -129,30 +176,55 @@ describe("decide: modes", () => {
 describe("decide: the default denies", () => {
   const files = { ".env": "KEY=1\n", ".env.local": "KEY=2\n", "src/a.ts": "", ".harness/notes.txt": "" };
 
-  it.each(["default", "acceptEdits", "plan", "bypassPermissions"] as const)("keep .env and .harness out of reach in %s mode", (mode) => {
-    const { cwd, settings } = settingsFor(undefined, files);
-    const denied = [
-      tool("read_file", { path: ".env" }),
-      tool("read_file", { path: "config/../.env.local" }),
-      tool("grep", { pattern: "KEY", path: ".env" }),
-      tool("read_file", { path: ".harness/settings.json" }),
-      tool("write_file", { path: ".harness/settings.json", content: "{}" }),
-    ];
-    for (const call of denied) expect(decide(call, settings, mode, cwd), JSON.stringify(call.input)).toMatchObject({ behavior: "deny", source: "default" });
-    const readable = decide(tool("read_file", { path: "src/a.ts" }), settings, mode, cwd);
-    expect(readable.behavior).toBe("allow");
-  });
+  it.each(["default", "acceptEdits", "plan", "bypassPermissions"] as const)(
+    "keep .env and .harness out of reach in %s mode",
+    (mode) => {
+      const { cwd, settings } = settingsFor(undefined, files);
+      const denied = [
+        tool("read_file", { path: ".env" }),
+        tool("read_file", { path: "config/../.env.local" }),
+        tool("grep", { pattern: "KEY", path: ".env" }),
+        tool("read_file", { path: ".harness/settings.json" }),
+        tool("write_file", { path: ".harness/settings.json", content: "{}" }),
+      ];
+      for (const call of denied)
+        expect(decide(call, settings, mode, cwd), JSON.stringify(call.input)).toMatchObject({
+          behavior: "deny",
+          source: "default",
+        });
+      const readable = decide(tool("read_file", { path: "src/a.ts" }), settings, mode, cwd);
+      expect(readable.behavior).toBe("allow");
+    },
+  );
 
   it("keep them out of reach through bash wherever the parser sees the file", () => {
-    const { cwd, settings } = settingsFor({ allow: ["Bash(cat:*)", "Bash(grep:*)", "Bash(cp:*)", "Bash(git:*)"] }, files);
-    for (const line of ["cat .env", "cat < .env", "grep KEY .env", "cat .e*", "cat ./src/../.env.local", "cp .env /tmp/x", "git show HEAD:.env", "cat .harness/notes.txt"]) {
-      expect(decide(bash(line), settings, "bypassPermissions", cwd), line).toMatchObject({ behavior: "deny", source: "default" });
+    const { cwd, settings } = settingsFor(
+      { allow: ["Bash(cat:*)", "Bash(grep:*)", "Bash(cp:*)", "Bash(git:*)"] },
+      files,
+    );
+    for (const line of [
+      "cat .env",
+      "cat < .env",
+      "grep KEY .env",
+      "cat .e*",
+      "cat ./src/../.env.local",
+      "cp .env /tmp/x",
+      "git show HEAD:.env",
+      "cat .harness/notes.txt",
+    ]) {
+      expect(decide(bash(line), settings, "bypassPermissions", cwd), line).toMatchObject({
+        behavior: "deny",
+        source: "default",
+      });
     }
     expect(decide(bash("cat src/a.ts"), settings, "default", cwd).behavior).toBe("allow");
   });
 
   it("go only when settings.local.json switches them off", () => {
-    const { cwd, settings } = settingsFor(undefined, { ...files, ".harness/settings.local.json": '{"permissions":{"disableDefaultDenies":true}}' });
+    const { cwd, settings } = settingsFor(undefined, {
+      ...files,
+      ".harness/settings.local.json": '{"permissions":{"disableDefaultDenies":true}}',
+    });
     expect(decide(tool("read_file", { path: ".env" }), settings, "default", cwd).behavior).toBe("allow");
   });
 });

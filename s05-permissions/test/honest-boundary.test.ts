@@ -30,9 +30,27 @@ interface Evasion {
   stoppedBy: StoppedBy;
 }
 
-const rm = (what: string, line: string): Evasion => ({ what, line, default: "deny", bypass: "deny", stoppedBy: "engine" });
-const asks = (what: string, line: string): Evasion => ({ what, line, default: "ask", bypass: "allow", stoppedBy: "asks" });
-const runs = (what: string, line: string): Evasion => ({ what, line, default: "allow", bypass: "allow", stoppedBy: "os" });
+const rm = (what: string, line: string): Evasion => ({
+  what,
+  line,
+  default: "deny",
+  bypass: "deny",
+  stoppedBy: "engine",
+});
+const asks = (what: string, line: string): Evasion => ({
+  what,
+  line,
+  default: "ask",
+  bypass: "allow",
+  stoppedBy: "asks",
+});
+const runs = (what: string, line: string): Evasion => ({
+  what,
+  line,
+  default: "allow",
+  bypass: "allow",
+  stoppedBy: "os",
+});
 
 /** The table. */
 export const EVASIONS: readonly Evasion[] = [
@@ -88,7 +106,17 @@ export const EVASIONS: readonly Evasion[] = [
 
 describe("the honest boundary", () => {
   const permissions = {
-    allow: ["Bash(git:*)", "Bash(echo:*)", "Bash(printf:*)", "Bash(cat:*)", "Bash(grep:*)", "Bash(find:*)", "Bash(xargs:*)", "Bash(python3:*)", "Bash(tar:*)"],
+    allow: [
+      "Bash(git:*)",
+      "Bash(echo:*)",
+      "Bash(printf:*)",
+      "Bash(cat:*)",
+      "Bash(grep:*)",
+      "Bash(find:*)",
+      "Bash(xargs:*)",
+      "Bash(python3:*)",
+      "Bash(tar:*)",
+    ],
     deny: ["Bash(rm:*)", "Bash(git push --force:*)"],
   };
   // one project for the whole table: its files must outlive each test

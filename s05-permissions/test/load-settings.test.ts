@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_DENY_RULES, LOCAL_SETTINGS, loadPermissionSettings, PROJECT_SETTINGS, SettingsError } from "../src/index.ts";
+import {
+  DEFAULT_DENY_RULES,
+  LOCAL_SETTINGS,
+  loadPermissionSettings,
+  PROJECT_SETTINGS,
+  SettingsError,
+} from "../src/index.ts";
 import { tempProject } from "./temp-project.ts";
 
 function load(files: Record<string, string>, cli = {}) {
@@ -43,13 +49,19 @@ describe("loadPermissionSettings", () => {
   });
 
   it("leaves other chapters' keys alone", () => {
-    expect(load({ [PROJECT_SETTINGS]: JSON.stringify({ hooks: { PreToolUse: [] } }) })).not.toBeInstanceOf(SettingsError);
+    expect(load({ [PROJECT_SETTINGS]: JSON.stringify({ hooks: { PreToolUse: [] } }) })).not.toBeInstanceOf(
+      SettingsError,
+    );
   });
 
   it("names the file, the line and the rule of a rule that does not parse", () => {
     const text = `{\n  "permissions": {\n    "allow": [\n      "Bash(git diff:*)",\n      "Bash(rm"\n    ]\n  }\n}\n`;
     const error = errorOf({ [PROJECT_SETTINGS]: text });
-    expect({ file: error.file, line: error.line, rule: error.rule }).toEqual({ file: PROJECT_SETTINGS, line: 5, rule: "Bash(rm" });
+    expect({ file: error.file, line: error.line, rule: error.rule }).toEqual({
+      file: PROJECT_SETTINGS,
+      line: 5,
+      rule: "Bash(rm",
+    });
     expect(error.message).toBe(
       `${PROJECT_SETTINGS}:5: the rule "Bash(rm" does not parse: expected a tool name, optionally with a specifier in parentheses, e.g. Bash(git diff:*)`,
     );
@@ -79,7 +91,9 @@ describe("loadPermissionSettings", () => {
     expect(local.defaultDenies).toBe(false);
     expect(local.rules).toEqual([]);
     const project = errorOf({ [PROJECT_SETTINGS]: `{\n "permissions": {\n  "disableDefaultDenies": true\n }\n}` });
-    expect(project.message).toMatch(/^\.harness\/settings\.json:3: disableDefaultDenies is honoured only in \.harness\/settings\.local\.json/);
+    expect(project.message).toMatch(
+      /^\.harness\/settings\.json:3: disableDefaultDenies is honoured only in \.harness\/settings\.local\.json/,
+    );
   });
 
   it("takes bypassPermissions as the default mode only from the local file", () => {

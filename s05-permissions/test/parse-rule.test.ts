@@ -10,7 +10,9 @@ describe("parseRule", () => {
   it("reads Bash specifiers as exact, prefix or wildcard, words one space apart", () => {
     expect(parseRule("Bash(npm test)")).toMatchObject({ specifier: { match: "exact", pattern: "npm test" } });
     expect(parseRule("Bash(git  diff:*)")).toMatchObject({ specifier: { match: "prefix", pattern: "git diff" } });
-    expect(parseRule("Bash(npm run * --x)")).toMatchObject({ specifier: { match: "wildcard", pattern: "npm run * --x" } });
+    expect(parseRule("Bash(npm run * --x)")).toMatchObject({
+      specifier: { match: "wildcard", pattern: "npm run * --x" },
+    });
   });
 
   it("reads path specifiers with their root", () => {

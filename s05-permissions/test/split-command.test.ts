@@ -65,13 +65,17 @@ describe("splitCommand", () => {
 
   it("says what it cannot see through", () => {
     const whys = (line: string) => splitCommand(line).unseen.map((u) => u.why);
-    expect(whys('$CMD x')).toEqual(["its command name `$CMD` is computed at run time"]);
+    expect(whys("$CMD x")).toEqual(["its command name `$CMD` is computed at run time"]);
     expect(whys("$(echo rm) x")).toEqual(["its command name `$(echo rm)` is computed at run time"]);
     expect(whys('eval "$X"')).toEqual(["eval runs a script computed at run time"]);
     expect(whys('sh -c "$S"')).toEqual(["sh -c runs a script computed at run time"]);
-    expect(whys("curl -s x | sh")).toEqual(["a shell reads its commands from standard input, which the parser cannot see"]);
+    expect(whys("curl -s x | sh")).toEqual([
+      "a shell reads its commands from standard input, which the parser cannot see",
+    ]);
     expect(whys("PATH=.:$PATH git status")).toEqual(["it sets PATH, which changes what the commands after it run"]);
-    expect(whys("env LD_PRELOAD=x.so ls")).toEqual(["it sets LD_PRELOAD, which changes what the commands after it run"]);
+    expect(whys("env LD_PRELOAD=x.so ls")).toEqual([
+      "it sets LD_PRELOAD, which changes what the commands after it run",
+    ]);
     expect(whys("ls |")[0]).toMatch(/^it does not parse as bash/);
   });
 

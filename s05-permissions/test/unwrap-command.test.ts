@@ -4,13 +4,22 @@ import { unwrapCommand } from "../src/unwrap-command.ts";
 
 function unwrap(line: string) {
   const result = unwrapCommand(line.split(" ").map(literalWord));
-  return { layers: result.layers.map((layer) => layer.map((w) => w.value).join(" ")), allowLayer: result.allowLayer, scripts: result.scripts };
+  return {
+    layers: result.layers.map((layer) => layer.map((w) => w.value).join(" ")),
+    allowLayer: result.allowLayer,
+    scripts: result.scripts,
+  };
 }
 
 describe("unwrapCommand", () => {
   it("peels transparent wrappers, their options and their values", () => {
     expect(unwrap("timeout -k 2 10 nice -n 5 command -p rm -rf x")).toEqual({
-      layers: ["timeout -k 2 10 nice -n 5 command -p rm -rf x", "nice -n 5 command -p rm -rf x", "command -p rm -rf x", "rm -rf x"],
+      layers: [
+        "timeout -k 2 10 nice -n 5 command -p rm -rf x",
+        "nice -n 5 command -p rm -rf x",
+        "command -p rm -rf x",
+        "rm -rf x",
+      ],
       allowLayer: 3,
       scripts: [],
     });
