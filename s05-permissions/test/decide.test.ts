@@ -88,6 +88,16 @@ describe("decide: rules", () => {
     expect(decide(bash('echo hi > "$OUT"'), settings, "default", cwd).behavior).toBe("ask");
   });
 
+  it("lets acceptEdits run a redirection into a file inside the working directory, and ask outside it", () => {
+    const { cwd, settings } = settingsFor({ allow: ["Bash(echo:*)"] });
+    expect(decide(bash("echo x > notes.txt"), settings, "acceptEdits", cwd).behavior).toBe("allow");
+    expect(decide(bash("echo x > /tmp/notes.txt"), settings, "acceptEdits", cwd)).toMatchObject({
+      behavior: "ask",
+      reason:
+        "asks (acceptEdits mode asks for edits outside the working directory): the redirection `> /tmp/notes.txt` in `echo x > /tmp/notes.txt`",
+    });
+  });
+
   it("checks files relative to the directory a line changes into", () => {
     const { cwd, settings } = settingsFor({ allow: ["Bash(cd:*)", "Bash(cat:*)"], deny: ["Read(/config/keys/**)"] });
     expect(decide(bash("cd config && cat keys/prod.pem"), settings, "default", cwd).behavior).toBe("deny");
