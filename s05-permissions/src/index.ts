@@ -4,6 +4,7 @@ export * from "./default-denies.ts";
 export * from "./load-settings.ts";
 export * from "./parse-rule.ts";
 export * from "./permission-mode.ts";
+export type { ShellWord } from "./read-word.ts";
 export * from "./rule-tools.ts";
 export * from "./settings-error.ts";
 export * from "./split-command.ts";
