@@ -69,7 +69,7 @@ export function pathForms(path: string, base: string): string[] {
   // the nearest part that exists (a missing file is common: most words are not files)
   let existing = named;
   const missing: string[] = [];
-  while (!lstatSync(existing, { throwIfNoEntry: false })) {
+  while (!exists(existing)) {
     const parent = dirname(existing);
     if (parent === existing) return [named];
     missing.unshift(basename(existing));
@@ -82,6 +82,15 @@ export function pathForms(path: string, base: string): string[] {
     return [named]; // a dangling link: nothing there to read
   }
   return real === named ? [named] : [named, real];
+}
+
+/** True when something is at `path`; a name too long, or a file used as a directory, is nothing. */
+function exists(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 const realDirectories = new Map<string, string>();

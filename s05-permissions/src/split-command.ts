@@ -59,6 +59,9 @@ export interface SplitCommand {
   directories: string[];
 }
 
+/** Lines longer than this are not parsed (parsing grows with the words): they are unseen. */
+export const MAX_LINE_CHARS = 50_000;
+
 /** Scripts inside scripts (`sh -c "bash -c '...'"`) are followed this deep, then unseen. */
 const MAX_DEPTH = 4;
 
@@ -78,6 +81,10 @@ const NOT_FILES = /^\/dev\/(?:null|stdin|stdout|stderr|tty|zero|random|urandom|f
  */
 export function splitCommand(line: string): SplitCommand {
   const split: SplitCommand = { commands: [], redirects: [], unseen: [], directories: [] };
+  if (line.length > MAX_LINE_CHARS) {
+    split.unseen.push({ text: clip(line), why: `it is ${line.length} characters long, more than the ${MAX_LINE_CHARS} this engine reads` });
+    return split;
+  }
   addScript(line, split, 0);
   return split;
 }
@@ -101,41 +108,49 @@ function addScript(script: string, split: SplitCommand, depth: number): void {
         why: `it does not parse as bash${near ? ` (near \`${clip(near)}\`)` : ""}`,
       });
     }
-    walk(root, split, depth, []);
+    walk(root, split, depth);
   } finally {
     tree.delete(); // the tree lives in WebAssembly memory, not the JavaScript heap
   }
 }
 
-/** Visit every node; `stdin` holds the here-documents fed to the statement being visited. */
-function walk(node: Node, split: SplitCommand, depth: number, stdin: (string | null)[]): void {
-  switch (node.type) {
-    case "comment":
-      return;
-    case "redirected_statement": {
-      const body = node.childForFieldName("body");
-      const fed = node.namedChildren.flatMap((child) => (child ? stdinOf(child) : []));
-      for (const child of node.namedChildren) {
-        if (child) walk(child, split, depth, child.id === body?.id ? fed : []);
-      }
-      return;
+/**
+ * Visit every node, depth first, in the order written; `stdin` holds the here-documents fed to the
+ * statement being visited. A stack, not recursion: a line may nest ten thousand parentheses deep.
+ */
+function walk(root: Node, split: SplitCommand, depth: number): void {
+  const stack: { node: Node; stdin: (string | null)[] }[] = [{ node: root, stdin: [] }];
+  while (stack.length > 0) {
+    const { node, stdin } = stack.pop() as { node: Node; stdin: (string | null)[] };
+    const children = node.namedChildren.filter((child): child is Node => child !== null);
+    let body: Node | null = null;
+    let fed: (string | null)[] = [];
+    switch (node.type) {
+      case "comment":
+        continue;
+      case "redirected_statement":
+        body = node.childForFieldName("body");
+        fed = children.flatMap(stdinOf);
+        break;
+      case "command":
+        addCommandNode(node, split, depth, stdin);
+        break;
+      case "declaration_command":
+      case "unset_command":
+        addDeclaration(node, split);
+        break;
+      case "file_redirect":
+        addRedirect(node, split);
+        break;
+      case "variable_assignment":
+        checkAssignment(node.childForFieldName("name")?.text ?? "", node.text, split);
+        break;
     }
-    case "command":
-      addCommandNode(node, split, depth, stdin);
-      break;
-    case "declaration_command":
-    case "unset_command":
-      addDeclaration(node, split);
-      break;
-    case "file_redirect":
-      addRedirect(node, split);
-      break;
-    case "variable_assignment":
-      checkAssignment(node.childForFieldName("name")?.text ?? "", node.text, split);
-      break;
+    // substitutions inside words, bodies of loops and groups: every command anywhere runs
+    for (let i = children.length - 1; i >= 0; i--) {
+      stack.push({ node: children[i], stdin: body !== null && children[i].id === body.id ? fed : [] });
+    }
   }
-  // substitutions inside words, bodies of loops and groups: every command anywhere runs
-  for (const child of node.namedChildren) if (child) walk(child, split, depth, []);
 }
 
 function addCommandNode(node: Node, split: SplitCommand, depth: number, stdin: (string | null)[]): void {
@@ -244,10 +259,11 @@ function checkAssignment(name: string, text: string, split: SplitCommand): void 
   }
 }
 
-function firstError(node: Node): string | undefined {
-  if (node.isError || node.isMissing) return node.isMissing ? `missing ${node.type}` : node.text;
-  for (const child of node.children) {
-    if (child?.hasError || child?.isMissing) return firstError(child);
+function firstError(root: Node): string | undefined {
+  let node: Node | null = root;
+  while (node) {
+    if (node.isError || node.isMissing) return node.isMissing ? `missing ${node.type}` : node.text;
+    node = node.children.find((child): child is Node => child !== null && (child.hasError || child.isMissing)) ?? null;
   }
   return undefined;
 }
