@@ -88,11 +88,12 @@ function decideBash(command: string | null, settings: PermissionSettings, mode: 
   const split = splitCommand(command);
   const parts: Part[] = [];
   const bases = [cwd, ...split.directories.map((dir) => (isAbsolute(dir) ? dir : join(cwd, dir)))];
+  const tooWide: string[] = [];
 
   for (const simple of split.commands) {
     parts.push(commandPart(simple.layers, simple.allowLayer, simple.text, settings, mode));
     // every file a command names may be read by it: Read deny and ask rules see them all
-    for (const path of namedFiles(simple.layers, bases)) {
+    for (const path of namedFiles(simple.layers, bases, tooWide)) {
       const part = readRulesPart(
         path,
         settings,
@@ -117,12 +118,15 @@ function decideBash(command: string | null, settings: PermissionSettings, mode: 
       );
       continue;
     }
-    for (const path of expandWord(redirect.target, bases)) {
+    for (const path of expandWord(redirect.target, bases, tooWide)) {
       if (redirect.access === "read") {
         const part = readRulesPart(path, settings, mode, cwd, subject);
         if (part) parts.push(part);
       } else parts.push(decidePathPart("write_file", "edit", path.path, settings, mode, cwd, true, subject));
     }
+  }
+  for (const glob of new Set(tooWide)) {
+    parts.push(baselinePart(mode, "unseen", false, `\`${glob}\`, because the glob is too wide to expand here`));
   }
   for (const unseen of split.unseen) {
     parts.push(baselinePart(mode, "unseen", false, `\`${unseen.text}\`, because ${unseen.why}`));
@@ -244,21 +248,21 @@ interface ResolvedPath {
  * The files a command's words may name: every word after the program that is not a flag, the value
  * of `--flag=value`, the part after the last `:` (`HEAD:.env`), and the files a glob expands to.
  */
-function namedFiles(layers: ShellWord[][], bases: string[]): ResolvedPath[] {
+function namedFiles(layers: ShellWord[][], bases: string[], tooWide: string[]): ResolvedPath[] {
   const files: ResolvedPath[] = [];
   const seen = new Set<string>();
   for (const layer of layers) {
     for (const word of layer.slice(1)) {
       if (seen.has(word.source)) continue;
       seen.add(word.source);
-      for (const path of expandWord(word, bases)) files.push(path);
+      for (const path of expandWord(word, bases, tooWide)) files.push(path);
     }
   }
   return files;
 }
 
-/** The files one word may stand for, from each directory it may be relative to. */
-function expandWord(word: ShellWord, bases: string[]): ResolvedPath[] {
+/** The files one word may stand for, from each directory it may be relative to; `tooWide` collects globs not expanded. */
+function expandWord(word: ShellWord, bases: string[], tooWide: string[]): ResolvedPath[] {
   const candidates = new Set<string>();
   if (word.value !== null && word.value !== "") {
     const value = word.value;
@@ -275,7 +279,9 @@ function expandWord(word: ShellWord, bases: string[]): ResolvedPath[] {
       resolved.push({ forms, path: forms[0], shown: candidate });
     }
     if (word.glob !== null) {
-      for (const match of expandGlob(word.glob, base)) {
+      const matches = expandGlob(word.glob, base);
+      if (matches === null) tooWide.push(word.source);
+      for (const match of matches ?? []) {
         resolved.push({ forms: pathForms(match, base), path: match, shown: `${match} (from ${word.source})` });
       }
     }

@@ -10,8 +10,12 @@ import { globSync } from "tinyglobby";
 /** At most this many files of one word are checked: a word that expands to more is rare in a command line. */
 const MAX_MATCHES = 1000;
 
-/** The files `pattern` expands to from `base`, as absolute paths; none when nothing matches. */
-export function expandGlob(pattern: string, base: string): string[] {
+/**
+ * The files `pattern` expands to from `base`, as absolute paths; none when nothing matches; `null`
+ * when the pattern is too wide to expand here (more than two levels of wildcards, or two from the
+ * file system's root, where `/proc` alone holds thousands of entries): the caller cannot see it.
+ */
+export function expandGlob(pattern: string, base: string): string[] | null {
   const home = pattern === "~" || pattern.startsWith("~/");
   const relativePattern = (home ? pattern.slice(2) : pattern).replace(/\*\*+/g, "*");
   const segments = relativePattern.split("/");
@@ -23,6 +27,8 @@ export function expandGlob(pattern: string, base: string): string[] {
   start = join(start, ...fixed);
   const rest = segments.join("/");
   if (rest === "") return [];
+  const wild = segments.filter((segment) => /[*?[{]/.test(segment)).length;
+  if (wild > 2 || (wild === 2 && start === "/")) return null;
   try {
     return globSync(rest, {
       cwd: start,

@@ -82,7 +82,10 @@ const NOT_FILES = /^\/dev\/(?:null|stdin|stdout|stderr|tty|zero|random|urandom|f
 export function splitCommand(line: string): SplitCommand {
   const split: SplitCommand = { commands: [], redirects: [], unseen: [], directories: [] };
   if (line.length > MAX_LINE_CHARS) {
-    split.unseen.push({ text: clip(line), why: `it is ${line.length} characters long, more than the ${MAX_LINE_CHARS} this engine reads` });
+    split.unseen.push({
+      text: clip(line),
+      why: `it is ${line.length} characters long, more than the ${MAX_LINE_CHARS} this engine reads`,
+    });
     return split;
   }
   addScript(line, split, 0);

@@ -98,6 +98,16 @@ describe("decide: rules", () => {
     });
   });
 
+  it("asks about a glob too wide to expand, rather than walking the whole disk", () => {
+    const { cwd, settings } = settingsFor({ allow: ["Bash(ls:*)"] });
+    expect(decide(bash("ls /*/*/*"), settings, "default", cwd)).toMatchObject({
+      behavior: "ask",
+      reason:
+        "asks (in default mode what the parser cannot see through asks): `/*/*/*`, because the glob is too wide to expand here in `ls /*/*/*`",
+    });
+    expect(decide(bash("ls src/*"), settings, "default", cwd).behavior).toBe("allow");
+  });
+
   it("checks files relative to the directory a line changes into", () => {
     const { cwd, settings } = settingsFor({ allow: ["Bash(cd:*)", "Bash(cat:*)"], deny: ["Read(/config/keys/**)"] });
     expect(decide(bash("cd config && cat keys/prod.pem"), settings, "default", cwd).behavior).toBe("deny");
