@@ -209,12 +209,7 @@ function decidePathPart(
   if (asked) return rulePart("ask", asked, subject);
   const allowed = find("allow");
   if (allowed) return rulePart("allow", allowed, subject);
-  return baselinePart(
-    mode,
-    kind,
-    forms.every((form) => isEditableInside(form, cwd)) || isEditableInside(forms[0], cwd),
-    subject,
-  );
+  return baselinePart(mode, kind, isEditableInside(forms, cwd), subject);
 }
 
 /** The first rule of `behavior` that covers `tool` and names one of `forms`. */

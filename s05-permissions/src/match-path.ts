@@ -40,24 +40,28 @@ export function pathMatches(specifier: PathSpecifier, paths: readonly string[], 
   return false;
 }
 
-const realCwds = new Map<string, string>();
-
-/** The directories a rule's pattern is relative to; the working directory as named and as it really is. */
+/** The directories a rule's pattern is relative to. */
 function rootsOf(root: PathRoot, cwd: string): string[] {
   switch (root) {
     case "filesystem":
       return ["/"];
     case "home":
       return [homedir()];
-    case "cwd": {
-      let real = realCwds.get(cwd);
-      if (real === undefined) {
-        real = pathForms(cwd, "/").at(-1) ?? cwd;
-        realCwds.set(cwd, real);
-      }
-      return real === cwd ? [cwd] : [cwd, real];
-    }
+    case "cwd":
+      return workingDirectories(cwd);
   }
+}
+
+const realCwds = new Map<string, string>();
+
+/** The working directory as named and, when a link leads to it, as it really is. */
+export function workingDirectories(cwd: string): string[] {
+  let real = realCwds.get(cwd);
+  if (real === undefined) {
+    real = pathForms(cwd, "/").at(-1) ?? cwd;
+    realCwds.set(cwd, real);
+  }
+  return real === cwd ? [cwd] : [cwd, real];
 }
 
 /**
@@ -105,8 +109,16 @@ function realDirectory(path: string): string {
   return real;
 }
 
-/** True when `path` (absolute) is inside `cwd` and not under its `.git` (which acceptEdits leaves alone). */
-export function isEditableInside(path: string, cwd: string): boolean {
-  const rel = relative(cwd, path);
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) && rel.split(/[\\/]/)[0] !== ".git";
+/**
+ * True when every form of a file (as named, as it really is) is inside the working directory and
+ * not under its `.git`, which acceptEdits leaves alone: a link inside pointing outside is outside.
+ */
+export function isEditableInside(forms: readonly string[], cwd: string): boolean {
+  const roots = workingDirectories(cwd);
+  return forms.every((form) =>
+    roots.some((root) => {
+      const rel = relative(root, form);
+      return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) && rel.split(/[\\/]/)[0] !== ".git";
+    }),
+  );
 }

@@ -1,6 +1,8 @@
+import { symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { decide, decidePath, type PermissionMode } from "../src/index.ts";
-import { bash, settingsFor, tool } from "./temp-project.ts";
+import { bash, settingsFor, tempProject, tool } from "./temp-project.ts";
 
 describe("decide: rules", () => {
   it("denies a line when one of its simple commands is denied, and says which one", () => {
@@ -255,5 +257,20 @@ describe("decidePath", () => {
     expect(decidePath("read", "sub/.env", settings, "default", cwd).behavior).toBe("deny");
     expect(decidePath("read", "sub/a.txt", settings, "default", cwd).behavior).toBe("allow");
     expect(decidePath("edit", "sub/a.txt", settings, "acceptEdits", cwd).behavior).toBe("allow");
+  });
+});
+
+describe("decide: links", () => {
+  it("lets acceptEdits write through a link only when it leads inside the working directory", () => {
+    const outside = tempProject({ "target.txt": "" });
+    const { cwd, settings } = settingsFor(undefined, { "inside.txt": "" });
+    symlinkSync(join(outside, "target.txt"), join(cwd, "away.txt"));
+    symlinkSync(join(cwd, "inside.txt"), join(cwd, "here.txt"));
+    expect(decide(tool("write_file", { path: "away.txt", content: "" }), settings, "acceptEdits", cwd).behavior).toBe(
+      "ask",
+    );
+    expect(decide(tool("write_file", { path: "here.txt", content: "" }), settings, "acceptEdits", cwd).behavior).toBe(
+      "allow",
+    );
   });
 });
