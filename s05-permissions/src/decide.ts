@@ -118,7 +118,7 @@ function decideBash(command: string | null, settings: PermissionSettings, mode: 
       );
       continue;
     }
-    for (const path of expandWord(redirect.target, bases, tooWide)) {
+    for (const path of expandWord(redirect.target, bases, tooWide, false)) {
       if (redirect.access === "read") {
         const part = readRulesPart(path, settings, mode, cwd, subject);
         if (part) parts.push(part);
@@ -257,11 +257,12 @@ function namedFiles(layers: ShellWord[][], bases: string[], tooWide: string[]): 
 }
 
 /** The files one word may stand for, from each directory it may be relative to; `tooWide` collects globs not expanded. */
-function expandWord(word: ShellWord, bases: string[], tooWide: string[]): ResolvedPath[] {
+function expandWord(word: ShellWord, bases: string[], tooWide: string[], argument = true): ResolvedPath[] {
   const candidates = new Set<string>();
   if (word.value !== null && word.value !== "") {
     const value = word.value;
-    if (!value.startsWith("-")) candidates.add(value);
+    // a redirection's word is a file whatever it looks like; an argument starting with - is a flag
+    if (!argument || !value.startsWith("-")) candidates.add(value);
     const flagValue = /^--?[^=]+=(.+)$/s.exec(value)?.[1];
     if (flagValue) candidates.add(flagValue);
     const afterColon = value.includes("://") ? undefined : value.slice(value.lastIndexOf(":") + 1);

@@ -87,6 +87,8 @@ describe("decide: rules", () => {
       rule: "Edit(src/**)",
     });
     expect(decide(bash("echo hi > /dev/null 2>&1"), settings, "default", cwd).behavior).toBe("allow");
+    expect(decide(bash("echo hi > src/-x"), settings, "bypassPermissions", cwd).behavior).toBe("deny");
+    expect(decide(bash("cd src && echo hi > -x"), settings, "bypassPermissions", cwd).behavior).toBe("deny");
     expect(decide(bash('echo hi > "$OUT"'), settings, "default", cwd).behavior).toBe("ask");
   });
 
