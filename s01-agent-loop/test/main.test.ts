@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   DEFAULT_BASH_TIMEOUT_SECONDS,
+  DEFAULT_MAX_TURNS,
   reply,
   ScriptedModel,
   type ScriptStep,
@@ -19,7 +20,6 @@ import {
   textReply,
 } from "@harness/shared";
 import { afterAll, describe, expect, it } from "vitest";
-import { DEFAULT_MAX_TURNS } from "../src/agent-loop.ts";
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const MAIN = join(REPO_ROOT, "s01-agent-loop", "src", "main.ts");

@@ -14,6 +14,7 @@ export * from "./denied-command.ts";
 export * from "./headless-chromium.ts";
 export * from "./history-problems.ts";
 export * from "./load-env.ts";
+export * from "./loop-defaults.ts";
 export * from "./run-bash.ts";
 export * from "./scripted-model/demo-brain.ts";
 export * from "./scripted-model/fault-matrix.ts";

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { DEFAULT_MAX_TURNS, type ExtraOption, parseCliArgs, UsageError, usage } from "../src/cli/parse-cli-args.ts";
+import { type ExtraOption, parseCliArgs, UsageError, usage } from "../src/cli/parse-cli-args.ts";
+import { DEFAULT_MAX_TURNS } from "../src/loop-defaults.ts";
 import { DEFAULT_BASH_TIMEOUT_SECONDS } from "../src/run-bash.ts";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "parse-cli-args-")));

@@ -96,7 +96,6 @@ describe("runChapterCli", () => {
       ["max_turns", 2],
       ["max_tokens", 3],
       ["aborted", 130],
-      ["repeated_tool_call", 2],
       ["a_result_from_a_later_chapter", 1],
     ])("exits with the status of %s: %i", async (stopReason, code) => {
       const { chapter } = recordingChapter(async () => result(stopReason));
@@ -105,7 +104,7 @@ describe("runChapterCli", () => {
     });
 
     it("keeps the exit table of the contract", () => {
-      expect(EXIT_CODES).toEqual({ final_answer: 0, max_turns: 2, repeated_tool_call: 2, max_tokens: 3, aborted: 130 });
+      expect(EXIT_CODES).toEqual({ final_answer: 0, max_turns: 2, max_tokens: 3, aborted: 130 });
     });
 
     it("prints the result as one JSON line, the last line of stdout, with --json", async () => {

@@ -4,10 +4,8 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { DEFAULT_MAX_TURNS } from "../loop-defaults.ts";
 import { DEFAULT_BASH_TIMEOUT_SECONDS } from "../run-bash.ts";
-
-/** The default turn budget. */
-export const DEFAULT_MAX_TURNS = 8;
 
 /** What the command line asked for. */
 export interface CliOptions {
@@ -22,7 +20,7 @@ export interface CliOptions {
   cwd: string;
   bashTimeoutSeconds: number;
   help: boolean;
-  /** Chapter options beyond the contract (for example s03's `--trace`). */
+  /** Chapter options beyond the contract (for example s04's `--trace`). */
   extra: Record<string, string | boolean | undefined>;
 }
 

@@ -55,7 +55,6 @@ export interface CliIo {
 export const EXIT_CODES: Record<string, number> = {
   final_answer: 0,
   max_turns: 2,
-  repeated_tool_call: 2, // s02 on: like max_turns, a limit of the harness stopped the run
   max_tokens: 3,
   aborted: 130,
 };

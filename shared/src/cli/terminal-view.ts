@@ -23,7 +23,6 @@ export class TerminalView {
   private spinner?: NodeJS.Timeout;
   private readonly color: boolean;
   private midLine = false;
-  private streamingInput = false;
 
   constructor(private readonly streams: ViewStreams) {
     this.color = streams.stdout.isTTY === true && !process.env.NO_COLOR;
@@ -60,23 +59,8 @@ export class TerminalView {
     this.midLine = !value.endsWith("\n");
   }
 
-  /** A streamed tool call's block started: its name is known, its input is still coming. */
-  toolStart(name: string): void {
-    this.line(this.paint("dim", `  … ${name}`));
-    this.streamingInput = this.streams.stdout.isTTY === true;
-  }
-
-  /** A piece of a streamed tool call's input: progress only, shown on a TTY. */
-  toolInput(partialJson: string): void {
-    if (!this.streamingInput || partialJson === "") return;
-    if (!this.midLine) this.streams.stdout.write(this.paint("dim", "    "));
-    this.streams.stdout.write(this.paint("dim", partialJson.replace(/\n/g, " ")));
-    this.midLine = true;
-  }
-
   /** A tool call is about to run. */
   toolCall(call: ToolCall): void {
-    this.streamingInput = false;
     this.line(this.paint("cyan", `  ${call.name}: ${summarise(call)}`));
   }
 

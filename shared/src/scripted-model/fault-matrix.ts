@@ -3,7 +3,7 @@
  * model, with what a loop must do about each, and a runner that plays one case against any
  * chapter's loop and reports what happened as plain data.
  *
- * A streaming loop (s02 on) and a non-streaming one (s01) meet the same fault differently: an SSE
+ * A streaming loop (s03 on) and a non-streaming one (s01, s02) meet the same fault differently: an SSE
  * error or a cut after content is an error for the first, but for the second it is an HTTP 500 or
  * a dropped connection that the SDK sends again. Each case says what both must do. Whatever the
  * outcome, a tool call from partial or malformed input never runs (its command would create the
@@ -44,7 +44,7 @@ export interface FaultExpectation {
   createdFiles?: string[];
 }
 
-/** Loops that consume a streamed response (s02 on), and loops that make one plain request (s01). */
+/** Loops that consume a streamed response (s03 on), and loops that make one plain request (s01, s02). */
 export type LoopKind = "streaming" | "nonStreaming";
 
 /** One row of the matrix. */
