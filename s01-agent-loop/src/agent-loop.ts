@@ -85,13 +85,14 @@ export async function agentLoop(
 
   for (let turns = 1; ; turns++) {
     observer.modelCall?.(turns);
-    const response = await client.messages.create({
+    const request = {
       model: options.model,
       max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
       system,
       tools: [bashToolDefinition],
       messages,
-    });
+    };
+    const response = await client.messages.create(request);
     const turn = AgentTurn.fromResponse(response);
     last = turn;
     usage = addUsage(usage, turn.usage);

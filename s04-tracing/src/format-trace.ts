@@ -8,7 +8,7 @@ import { promptOf } from "./read-trace.ts";
 
 /** `trace list`: one line a trace, newest first. */
 export function formatList(traces: TraceSummary[]): string {
-  if (traces.length === 0) return 'No traces yet. Run a chapter with --trace (e.g. pnpm s03 --trace "...").';
+  if (traces.length === 0) return 'No traces yet. Run a chapter with --trace (e.g. pnpm s04 --trace "...").';
   const rows = traces.map((t) => [
     t.id,
     t.startedAt ? t.startedAt.replace("T", " ").slice(0, 19) : "-",

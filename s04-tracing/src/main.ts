@@ -1,12 +1,12 @@
 /**
- * s03's command line: s02's, plus `--trace[=ID]`. With it, every iteration of every prompt is
+ * s04's command line: s03's, plus `--trace[=ID]`. With it, every iteration of every prompt is
  * appended to .traces/<id>.jsonl under --cwd (or HARNESS_TRACE_DIR), and the end of each run
  * says how to read it with `pnpm trace`.
  */
 import { relative } from "node:path";
-import { terminalObserver } from "@harness/s02-tool-dispatch";
+import { type AgentStopReason, terminalObserver } from "@harness/s03-streaming";
 import { type ChapterCli, type RunContext, runChapterCli } from "@harness/shared";
-import { agentLoop, type StopReason } from "./agent-loop.ts";
+import { agentLoop } from "./agent-loop.ts";
 import { isValidTraceId } from "./trace-record.ts";
 import { newTraceId, TraceWriter, traceDir } from "./trace-writer.ts";
 
@@ -15,13 +15,13 @@ const argv = process.argv.slice(2).map((arg) => (arg === "--trace" ? `--trace=${
 // a bad id is bad usage: say so once, before any prompt runs
 const badId = argv.find((arg) => arg.startsWith("--trace=") && !isValidTraceId(arg.slice("--trace=".length)));
 if (badId) {
-  process.stderr.write(`s03: error: invalid trace id "${badId.slice(8)}": use letters, digits, . _ -\n`);
+  process.stderr.write(`s04: error: invalid trace id "${badId.slice(8)}": use letters, digits, . _ -\n`);
   process.exit(1);
 }
 let trace: TraceWriter | undefined;
 
-const chapter: ChapterCli<StopReason> = {
-  command: "s03",
+const chapter: ChapterCli<AgentStopReason> = {
+  command: "s04",
   summary: "every iteration saved to disk, and a tracer to show it",
   interruptible: true,
   extraOptions: [

@@ -5,7 +5,7 @@
  * it). Without a trace writer every method still works and writes nothing.
  */
 import type { Message, MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
-import type { LoopObserver } from "@harness/s02-tool-dispatch";
+import type { LoopObserver } from "@harness/s03-streaming";
 import type { AgentLoopResult, AgentTurn, ToolCall, ToolResult } from "@harness/shared";
 import type { IterationRecord, TracedToolCall } from "./trace-record.ts";
 import type { TraceWriter } from "./trace-writer.ts";

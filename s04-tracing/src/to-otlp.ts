@@ -142,7 +142,7 @@ export function toOtlp(trace: LoadedTrace, agentName = "harness-course"): { reso
     resourceSpans: [
       {
         resource: { attributes: [str("service.name", agentName)] },
-        scopeSpans: [{ scope: { name: "@harness/s03-tracing", version: "0.1.0" }, spans }],
+        scopeSpans: [{ scope: { name: "@harness/s04-tracing", version: "0.1.0" }, spans }],
       },
     ],
   };

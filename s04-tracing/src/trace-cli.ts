@@ -13,7 +13,7 @@ import { renderTraceHtml } from "./render-html.ts";
 import { toOtlp } from "./to-otlp.ts";
 import { traceDir } from "./trace-writer.ts";
 
-const USAGE = `trace: read the traces that pnpm s03 --trace wrote
+const USAGE = `trace: read the traces that pnpm s04 --trace wrote
 
 usage: pnpm trace list                 every trace, newest first
        pnpm trace show <id>            a timeline of one trace in the terminal

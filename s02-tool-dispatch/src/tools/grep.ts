@@ -53,7 +53,7 @@ export const grepTool = defineTool({
     const matches: string[] = [];
     let total = 0;
     for (const file of files) {
-      if (signal.aborted) break;
+      if (signal?.aborted) break;
       if (await looksBinary(file).catch(() => true)) continue;
       const lines = (await readFile(file, "utf8").catch(() => "")).split("\n");
       lines.forEach((line, i) => {

@@ -1,9 +1,8 @@
 /**
  * Streaming: one model call, consumed event by event, rebuilt into a `Message`.
  *
- * Text is handed on as it arrives; a tool call's name is known when its block starts and its
- * input grows delta by delta, but that growing input is progress only. The raw input text is
- * parsed ONCE, when its block stops: a tool never runs from a partial object. (The SDK's
+ * Text is handed on as it arrives. A tool call's input grows delta by delta, and is parsed ONCE,
+ * when its block stops: a tool never runs from a partial object. (The SDK's
  * `messages.stream` helper parses partial JSON forgivingly, so `{"command": "rm x"` without its
  * closing brace would come out runnable; that is why this file reads the raw events.)
  *
@@ -20,10 +19,6 @@ export interface StreamObserver {
   start?(): void;
   /** A piece of text, as it arrives. */
   text?(delta: string): void;
-  /** A tool call's block started: its name and id are known, its input is still coming. */
-  toolStart?(name: string, id: string): void;
-  /** A piece of a tool call's raw input JSON: progress only, never parsed. */
-  toolInput?(partialJson: string): void;
 }
 
 /** The stream failed: an `error` event, a cut connection, or no `message_stop`. */
@@ -98,9 +93,6 @@ async function streamOnce(
           progress.consumed = true;
           blocks[event.index] = { ...event.content_block } as Block;
           if ("input" in event.content_block) rawInput[event.index] = ""; // tool_use, server_tool_use
-          if (event.content_block.type === "tool_use") {
-            observer.toolStart?.(event.content_block.name, event.content_block.id);
-          }
           break;
         case "content_block_delta": {
           const block = blocks[event.index];
@@ -111,7 +103,6 @@ async function streamOnce(
             observer.text?.(delta.text);
           } else if (delta.type === "input_json_delta") {
             rawInput[event.index] = `${rawInput[event.index] ?? ""}${delta.partial_json}`;
-            if (block.type === "tool_use") observer.toolInput?.(delta.partial_json);
           } else if (delta.type === "thinking_delta") {
             block.thinking = `${block.thinking ?? ""}${delta.thinking}`;
           } else if (delta.type === "signature_delta") {

@@ -2,7 +2,16 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Anthropic, { APIError } from "@anthropic-ai/sdk";
 import type { Message, MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
-import { AgentTurn, reply, ScriptedModel, type ScriptStep, text, textReply, toolUse } from "@harness/shared";
+import {
+  AgentTurn,
+  reply,
+  ScriptedModel,
+  type ScriptStep,
+  streamEvents,
+  text,
+  textReply,
+  toolUse,
+} from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { parseToolInput, STREAM_RETRIES, StreamError, streamTurn } from "../src/stream-turn.ts";
 
@@ -18,12 +27,10 @@ const params: MessageCreateParamsNonStreaming = {
 /** Stream one scripted step; return what came back and what the observer heard. */
 async function stream(step: ScriptStep, signal = new AbortController().signal) {
   const model = new ScriptedModel({ script: [step] });
-  const heard = { starts: 0, text: [] as string[], toolStarts: [] as string[], toolInput: [] as string[] };
+  const heard = { starts: 0, text: [] as string[] };
   const message = await streamTurn(model.client({ maxRetries: 0 }), params, signal, {
     start: () => heard.starts++,
     text: (delta) => heard.text.push(delta),
-    toolStart: (name) => heard.toolStarts.push(name),
-    toolInput: (partial) => heard.toolInput.push(partial),
   });
   return { message, heard, model };
 }
@@ -68,12 +75,13 @@ describe("streamTurn", () => {
     });
   });
 
-  it("names a tool call when its block starts and parses its input once the block is complete", async () => {
+  it("parses a tool call's input, streamed in several pieces, once its block is complete", async () => {
     const input = { path: "src/some/long/path/to/a/file.ts", limit: 20 };
-    const { message, heard } = await stream(reply([text("Reading."), toolUse("read_file", input, "toolu_1")]));
-    expect(heard.toolStarts).toEqual(["read_file"]);
-    expect(heard.toolInput.length).toBeGreaterThan(1);
-    expect(heard.toolInput.join("")).toBe(JSON.stringify(input));
+    const step = reply([text("Reading."), toolUse("read_file", input, "toolu_1")]);
+    const wire = streamEvents(step, { messageId: "m", model: "m", toolUseId: (i) => `t${i}`, inputTokens: 0 });
+    const pieces = wire.filter((e) => (e.data.delta as { type?: string } | undefined)?.type === "input_json_delta");
+    expect(pieces.length).toBeGreaterThan(2);
+    const { message } = await stream(step);
     expect(message?.content).toEqual([
       { type: "text", text: "Reading." },
       { type: "tool_use", id: "toolu_1", name: "read_file", input },
