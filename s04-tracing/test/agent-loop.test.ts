@@ -30,7 +30,7 @@ const waitTool = defineTool({
   schema: z.object({ label: z.string(), after: z.string().optional(), forever: z.boolean().optional() }),
   concurrencySafe: true,
   run: async ({ label, after, forever }, { signal }) => {
-    const interrupted = new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve()));
+    const interrupted = new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve()));
     if (forever) await interrupted;
     else if (after) await Promise.race([gate(after), interrupted]);
     // opened after this call's result is recorded (timers run once the microtasks are done)
@@ -38,7 +38,7 @@ const waitTool = defineTool({
       gate(label);
       finished.get(label)?.();
     });
-    return toolOutput(signal.aborted ? `${label} interrupted` : `finished ${label}`);
+    return toolOutput(signal?.aborted ? `${label} interrupted` : `finished ${label}`);
   },
 });
 
@@ -225,7 +225,7 @@ describe("agentLoop with a trace", () => {
       tools,
       signal: controller.signal,
       trace: writer,
-      observer: { toolCalls: () => setImmediate(() => controller.abort()) },
+      observer: { toolCall: () => setImmediate(() => controller.abort()) },
     });
     expect(result).toMatchObject({ stopReason: "aborted", turns: 1, toolCalls: 1 });
     const { records } = readTrace(writer.path);

@@ -1,5 +1,5 @@
 /**
- * The shared fault matrix against s03's loop: s02's streaming behaviour, and a trace that reads
+ * The shared fault matrix against s04's loop: s03's streaming behaviour, and a trace that reads
  * back whatever the fault, one record per completed iteration, ending in a result or an error.
  */
 import { mkdtempSync, rmSync } from "node:fs";

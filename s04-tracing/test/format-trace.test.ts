@@ -50,7 +50,7 @@ const loaded = (records: TraceRecord[], skippedLines = 0): LoadedTrace => ({
 
 describe("formatList", () => {
   it("says how to make a trace when there is none", () => {
-    expect(formatList([])).toBe('No traces yet. Run a chapter with --trace (e.g. pnpm s03 --trace "...").');
+    expect(formatList([])).toBe('No traces yet. Run a chapter with --trace (e.g. pnpm s04 --trace "...").');
   });
 
   it("prints one aligned row per trace under a header, in the order given", () => {

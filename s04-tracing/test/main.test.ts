@@ -1,5 +1,5 @@
 /**
- * The s03 command line, run as a learner runs it: `node --import tsx s03-tracing/src/main.ts`, in
+ * The s04 command line, run as a learner runs it: `node --import tsx s04-tracing/src/main.ts`, in
  * a child process, offline or against the scripted model served on 127.0.0.1.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
@@ -24,7 +24,7 @@ import { formatShow } from "../src/format-trace.ts";
 import { type LoadedTrace, readTrace, summariseTrace } from "../src/read-trace.ts";
 import type { IterationRecord, ResultRecord } from "../src/trace-record.ts";
 
-const MAIN = join(REPO_ROOT, "s03-tracing", "src", "main.ts");
+const MAIN = join(REPO_ROOT, "s04-tracing", "src", "main.ts");
 const README = "# Demo\n\nA small project.\n\n## Usage\n\nRun it.\n";
 
 /** Cleanups for what a test started: servers, children, process groups. */
@@ -126,7 +126,7 @@ async function scriptedServer(model: ScriptedModel): Promise<ScriptedServer> {
   return server;
 }
 
-describe("pnpm s03 --trace", () => {
+describe("pnpm s04 --trace", () => {
   it("records a run in .traces/<id>.jsonl under --cwd and says how to read it", async () => {
     const cwd = workdir();
     const { code, stdout, stderr } = await run([
@@ -191,7 +191,7 @@ describe("pnpm s03 --trace", () => {
     expect(code).toBe(1);
     expect(stdout).not.toContain("[turn 1]");
     expect(stderr.trimEnd().split("\n").at(-1)).toBe(
-      's03: error: invalid trace id "../up": use letters, digits, . _ -',
+      's04: error: invalid trace id "../up": use letters, digits, . _ -',
     );
   }, 60_000);
 
@@ -291,7 +291,7 @@ describe("pnpm s03 --trace", () => {
       cleanEnv({ ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url }),
     );
     expect(code).toBe(1);
-    expect(stderr.trimEnd().split("\n").at(-1)).toMatch(/^s03: error: the API answered 400 .*something is wrong/);
+    expect(stderr.trimEnd().split("\n").at(-1)).toMatch(/^s04: error: the API answered 400 .*something is wrong/);
     expect(stdout).toContain(`trace failed → ${join(cwd, ".traces", "failed.jsonl")}`);
     const trace = readTrace(join(cwd, ".traces", "failed.jsonl"));
     expect(trace.records.map((r) => r.type)).toEqual(["iteration", "error"]);
@@ -327,7 +327,7 @@ describe("pnpm s03 --trace", () => {
   }, 60_000);
 });
 
-describe("pnpm s03 --trace, Ctrl-C in the REPL", () => {
+describe("pnpm s04 --trace, Ctrl-C in the REPL", () => {
   function count(haystack: string, needle: string): number {
     return haystack.split(needle).length - 1;
   }
@@ -350,12 +350,12 @@ describe("pnpm s03 --trace, Ctrl-C in the REPL", () => {
       ["--trace=ctrl-c", "--cwd", cwd],
       cleanEnv({ ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url }),
     );
-    await until("the prompt is shown", () => child.output.stdout.includes("s03 >> "));
+    await until("the prompt is shown", () => child.output.stdout.includes("s04 >> "));
     child.stdin?.write("first prompt\n");
     await until("the run is at the phase to interrupt", () => model.requests.length === 1 && ready(child.output, cwd));
 
     child.kill("SIGINT");
-    await until("the prompt is back", () => count(child.output.stdout, "s03 >> ") === 2);
+    await until("the prompt is back", () => count(child.output.stdout, "s04 >> ") === 2);
     expect(child.output.stdout).toContain("(interrupted; press Ctrl-C again to exit)");
     expect(child.output.stdout).toContain(`trace ctrl-c → ${path}`);
     const bytesAfterInterrupt = readFileSync(path);
@@ -364,7 +364,7 @@ describe("pnpm s03 --trace, Ctrl-C in the REPL", () => {
     expect(interrupted.records.at(-1)).toMatchObject({ type: "result", run: 0, result: { stopReason: "aborted" } });
 
     child.stdin?.write("second prompt\n");
-    await until("the second run is answered", () => count(child.output.stdout, "s03 >> ") === 3);
+    await until("the second run is answered", () => count(child.output.stdout, "s04 >> ") === 3);
     expect(child.output.stdout).toContain("Back again.");
     expect(model.requests).toHaveLength(2);
     expect(historyProblems(model.requests[1].body.messages)).toEqual([]);

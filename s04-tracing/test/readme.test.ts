@@ -22,7 +22,7 @@ import { knownSecrets, redactLine } from "../src/redact.ts";
 import { type IterationRecord, isValidTraceId } from "../src/trace-record.ts";
 import { scriptedTrace } from "./scripted-trace.ts";
 
-const CHAPTER = join(REPO_ROOT, "s03-tracing");
+const CHAPTER = join(REPO_ROOT, "s04-tracing");
 const SRC = join(CHAPTER, "src");
 const READMES = ["README.md", "README.zh.md"];
 

@@ -1,13 +1,14 @@
 /**
- * A real trace for the readers' tests: s03's loop run on the scripted model in a fresh directory,
+ * A real trace for the readers' tests: s04's loop run on the scripted model in a fresh directory,
  * one run per prompt on one history, every iteration written by a TraceWriter.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import type { AgentStopReason } from "@harness/s03-streaming";
 import { type AgentLoopResult, appendUserText, ScriptedModel, type ScriptStep } from "@harness/shared";
-import { type AgentLoopOptions, agentLoop, type StopReason } from "../src/agent-loop.ts";
+import { type AgentLoopOptions, agentLoop } from "../src/agent-loop.ts";
 import { type LoadedTrace, readTrace } from "../src/read-trace.ts";
 import { TraceWriter } from "../src/trace-writer.ts";
 
@@ -17,7 +18,7 @@ export interface ScriptedTrace {
   writer: TraceWriter;
   model: ScriptedModel;
   messages: MessageParam[];
-  results: AgentLoopResult<StopReason>[];
+  results: AgentLoopResult<AgentStopReason>[];
   /** The directory the tools ran in. */
   cwd: string;
 }
@@ -42,7 +43,7 @@ export async function scriptedTrace(
   const model = new ScriptedModel({ script });
   const writer = new TraceWriter(traceId, join(cwd, ".traces"), []);
   const messages: MessageParam[] = [];
-  const results: AgentLoopResult<StopReason>[] = [];
+  const results: AgentLoopResult<AgentStopReason>[] = [];
   for (const prompt of prompts) {
     appendUserText(messages, prompt);
     results.push(await agentLoop(model.client(), messages, { model: "test-model", cwd, trace: writer, ...options }));

@@ -195,7 +195,7 @@ describe("toOtlp", () => {
     expect(doc.resourceSpans[0].resource.attributes).toEqual([
       { key: "service.name", value: { stringValue: "harness-course" } },
     ]);
-    expect(doc.resourceSpans[0].scopeSpans[0].scope.name).toBe("@harness/s03-tracing");
+    expect(doc.resourceSpans[0].scopeSpans[0].scope.name).toBe("@harness/s04-tracing");
     expect((toOtlp(trace, "my-agent") as Document).resourceSpans[0].scopeSpans[0].spans[0].name).toBe(
       "invoke_agent my-agent",
     );

@@ -156,7 +156,7 @@ describe("runTraceCli", () => {
 
   it("runs as a script even from a path with a space, reached through a link", () => {
     const linked = join(mkdtempSync(join(tmpdir(), "s03-cli-")), "my harness");
-    symlinkSync(join(REPO_ROOT, "s03-tracing", "src"), linked);
+    symlinkSync(join(REPO_ROOT, "s04-tracing", "src"), linked);
     const empty = mkdtempSync(join(tmpdir(), "s03-cli-"));
     const child = spawnSync(
       process.execPath,
