@@ -4,8 +4,8 @@
  *
  * The convention, near the top of every chapter's README (before its first `##` heading):
  *
- *     **Builds on:** shared, s02-tool-dispatch · **Adds:** a trace of every iteration on disk, ...
- *     **基于：** shared, s02-tool-dispatch · **新增：** 每一轮都写到磁盘上的追踪……   (README.zh.md)
+ *     **Builds on:** shared, s02-tool-dispatch, s03-streaming · **Adds:** a trace of every iteration on disk, ...
+ *     **基于：** shared, s02-tool-dispatch, s03-streaming · **新增：** 每一轮都写到磁盘上的追踪……   (README.zh.md)
  *
  * "Builds on" names folders (links allowed: `[shared](../shared/README.md)`), separated by commas.
  * It must equal the `@harness/*` dependencies in the chapter's package.json and the `@harness/*`
