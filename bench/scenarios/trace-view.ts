@@ -1,6 +1,6 @@
 /**
  * How fast `trace view` draws a big trace: a trace of ITERATIONS iterations (runs of 10 model calls,
- * written by s03's loop against the scripted model), turned into a page by renderTraceHtml and
+ * written by s04's loop against the scripted model), turned into a page by renderTraceHtml and
  * opened from file:// in headless Chromium, every other request blocked. Timed on the page's own
  * clock, from navigation start to the first frame painted after the page's script marks
  * body[data-rendered=true]. Interleaved with it, the page for the trace's first run alone (10
@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
-import { agentLoop, type LoadedTrace, readTrace, renderTraceHtml, TraceWriter } from "@harness/s03-tracing";
+import { agentLoop, type LoadedTrace, readTrace, renderTraceHtml, TraceWriter } from "@harness/s04-tracing";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "@harness/shared";
 import { type BrowserContext, chromium } from "playwright-core";
 import { readTurnsPrompt, writeReadTurnsFiles } from "../bench-brain.ts";
@@ -45,7 +45,7 @@ interface PageTimes {
 /** Build the trace, then time its page and the first run's page in Chromium, interleaved. */
 export async function traceView(o: TraceViewOptions): Promise<Section> {
   const about =
-    `A trace of ${ITERATIONS.toLocaleString("en")} iterations (${ITERATIONS / TURNS_PER_RUN} runs of s03's loop, ${TURNS_PER_RUN} model ` +
+    `A trace of ${ITERATIONS.toLocaleString("en")} iterations (${ITERATIONS / TURNS_PER_RUN} runs of s04's loop, ${TURNS_PER_RUN} model ` +
     "calls each, on the scripted model), rendered by `renderTraceHtml` and opened from file:// in headless " +
     `Chromium (${CHROMIUM}), a new tab per load, every other request blocked. Timed on the page's clock from ` +
     "navigation start to the first frame painted after the script sets data-rendered. Interleaved with it, the page " +
@@ -155,7 +155,7 @@ export async function traceView(o: TraceViewOptions): Promise<Section> {
   }
 }
 
-/** The trace: ITERATIONS iterations written by s03's loop, against the scripted model in its own process. */
+/** The trace: ITERATIONS iterations written by s04's loop, against the scripted model in its own process. */
 async function buildTrace(dir: string): Promise<LoadedTrace> {
   writeReadTurnsFiles(dir, TURNS_PER_RUN - 1);
   const writer = new TraceWriter("bench-view", join(dir, ".traces"), []);
