@@ -17,7 +17,7 @@ import {
   progressionProblems,
 } from "../src/progression-problems.ts";
 
-/** One line per problem, so a failure reads as a list: `s03-tracing · rule: message`. */
+/** One line per problem, so a failure reads as a list: `s04-tracing · rule: message`. */
 function lines(problems: ProgressionProblem[]): string[] {
   return problems.map((p) => `${p.chapter} · ${p.rule}: ${p.message}`);
 }

@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { reply, ScriptedModel, type ScriptStep, startScriptedServer, text, textReply, toolUse } from "@harness/shared";
+import { reply, ScriptedModel, type ScriptStep, startScriptedServer, text, toolUse } from "@harness/shared";
 import { afterAll, describe, expect, it } from "vitest";
 import { tempWorkdir } from "./temp-workdir.ts";
 
