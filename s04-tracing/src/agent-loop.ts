@@ -6,15 +6,7 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import {
-  ALL_TOOLS,
-  notRun,
-  runToolCalls,
-  type ToolCallObserver,
-  type ToolMap,
-  toApiTool,
-  toolMap,
-} from "@harness/s02-tool-dispatch";
+import { ALL_TOOLS, notRun, runToolCalls, type ToolMap, toApiTool, toolMap } from "@harness/s02-tool-dispatch";
 import { type AgentStopReason, type StreamObserver, streamTurn } from "@harness/s03-streaming";
 import {
   type AgentLoopResult,
@@ -132,8 +124,8 @@ export async function agentLoop(
     if (turn.toolCalls.length > 0) {
       // reads at once, anything else one by one; the outputs come back in tool_use order
       const context = { cwd: options.cwd, signal, bashTimeoutMs: options.bashTimeoutMs };
-      const timed: ToolCallObserver = {
-        toolCall: (call) => {
+      const timed = {
+        toolCall: (call: ToolCall) => {
           iteration.toolStarted(call);
           observer.toolCall?.(call);
         },
