@@ -20,14 +20,8 @@ import { agentLoop as s01Loop } from "@harness/s01-agent-loop";
 import { agentLoop as s02Loop } from "@harness/s02-tool-dispatch";
 import { readTrace, agentLoop as s03Loop, TraceWriter } from "@harness/s03-tracing";
 import {
-  FAULT_CASES,
-  type FaultCase,
-  type FaultMatrixLoop,
-  type FaultOutcome,
   isValidHistory,
-  type LoopKind,
   reply,
-  runFaultCase,
   type ScriptedBlock,
   type ScriptStep,
   type ToolCall,
@@ -35,6 +29,14 @@ import {
   text,
   toolUse,
 } from "@harness/shared";
+import {
+  FAULT_CASES,
+  type FaultCase,
+  type FaultMatrixLoop,
+  type FaultOutcome,
+  type LoopKind,
+  runFaultCase,
+} from "@harness/testkit";
 
 const TARGET = Number(process.env.SOAK_ITERATIONS ?? 10_000);
 const SEED = Number(process.env.SOAK_SEED ?? 1);

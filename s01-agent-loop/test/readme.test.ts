@@ -9,17 +9,13 @@ import { fileURLToPath } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
 import {
   DEFAULT_MAX_TURNS as CLI_DEFAULT_MAX_TURNS,
-  codeFences,
-  containsRun,
   DEFAULT_BASH_TIMEOUT_SECONDS,
   DEFAULT_MAX_OUTPUT_BYTES,
   EXIT_CODES,
   exitCodeFor,
-  normalisedLines,
-  proseOf,
-  sourceLines,
   usage,
 } from "@harness/shared";
+import { codeFences, containsRun, normalisedLines, proseOf, sourceLines } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS } from "../src/agent-loop.ts";
 

@@ -5,17 +5,8 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  codeFences,
-  containsRun,
-  DEFAULT_BASH_TIMEOUT_SECONDS,
-  EXIT_CODES,
-  exitCodeFor,
-  normalisedLines,
-  proseOf,
-  sourceLines,
-  usage,
-} from "@harness/shared";
+import { DEFAULT_BASH_TIMEOUT_SECONDS, EXIT_CODES, exitCodeFor, usage } from "@harness/shared";
+import { codeFences, containsRun, normalisedLines, proseOf, sourceLines } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_MAX_TURNS } from "../src/agent-loop.ts";
 import { dispatch, toolMap } from "../src/dispatch.ts";

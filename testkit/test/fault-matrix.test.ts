@@ -7,8 +7,8 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Message } from "@anthropic-ai/sdk/resources/messages";
+import { runBash, streamEvents } from "@harness/shared";
 import { afterAll, describe, expect, it } from "vitest";
-import { runBash } from "../src/run-bash.ts";
 import {
   FAULT_CASES,
   type FaultCase,
@@ -17,8 +17,7 @@ import {
   RECOVERED,
   runFaultCase,
   SENTINEL_COMMAND,
-} from "../src/scripted-model/fault-matrix.ts";
-import { streamEvents } from "../src/scripted-model/wire.ts";
+} from "../src/fault-matrix.ts";
 
 const dirs: string[] = [];
 afterAll(() => {

@@ -1,0 +1,3 @@
+export * from "./chapter-text.ts";
+export * from "./fault-matrix.ts";
+export * from "./find-browser.ts";
