@@ -13,7 +13,7 @@ import { AgentTurn } from "../src/agent-turn.ts";
 import { appendAssistantTurn } from "../src/append-assistant-turn.ts";
 import { bashToolDefinition, runBashTool } from "../src/bash-tool.ts";
 import { isValidHistory } from "../src/history-problems.ts";
-import { splitBashOutput, demoBrain, readConversation, DEMO_RULES } from "../src/scripted-model/demo-brain.ts";
+import { DEMO_RULES, demoBrain, readConversation, splitBashOutput } from "../src/scripted-model/demo-brain.ts";
 import type { ScriptedBlock, ScriptedReply, ScriptStep } from "../src/scripted-model/script.ts";
 import { ScriptedModel } from "../src/scripted-model/scripted-model.ts";
 

@@ -105,7 +105,9 @@ describe("runFaultCase", () => {
     expect(outcome.sentinelRan).toBe(true);
     expect(outcome.createdFiles).toEqual(["PWNED"]);
     expect(outcome.historyProblems).toEqual([
-      expect.stringMatching(/^message 1 \(assistant\): tool_use \S+ not answered by a following user message$/),
+      expect.stringMatching(
+        /^messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: \S+\. /,
+      ),
     ]);
     expect(outcome.nextPromptProblem).toMatch(/^the next prompt threw BadRequestError 400: /);
   });
