@@ -11,6 +11,7 @@ const chapter: ChapterCli<StopReason> = {
   command: "s02",
   summary: "a dispatch map, concurrent tools and streamed tool calls",
   interruptible: true,
+  exitCodes: { repeated_tool_call: 2, aborted: 130 },
   run: (history, { client, model, options, signal, view }) =>
     agentLoop(client, history, {
       model,
