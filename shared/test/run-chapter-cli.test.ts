@@ -507,7 +507,10 @@ describe("RunContext.ask", () => {
       err()
         .split("\n")
         .filter((line) => line.includes("no terminal")),
-    ).toEqual(['s00: no terminal to ask "Run `rm -rf build`?": no', 's00: no terminal to ask "Write notes.txt?": no']);
+    ).toEqual([
+      's00: no terminal to ask "Run `rm -rf build`?": answered no',
+      's00: no terminal to ask "Write notes.txt?": answered no',
+    ]);
   });
 });
 
@@ -554,6 +557,17 @@ describe("loadHistory and historyChanged", () => {
     );
     expect(histories).toEqual([]);
     expect(told).toEqual([]);
+  });
+
+  it("refuses a loadHistory that gives no list of messages", async () => {
+    const { chapter, histories } = savingChapter();
+    chapter.loadHistory = () => ({ messages: [] }) as unknown as MessageParam[];
+    const { io, err } = fakeIo();
+    expect(await runChapterCli(chapter, ["--offline", "go"], io)).toBe(1);
+    expect(err()).toContain(
+      "s00: error: the loaded history is not one the API accepts: loadHistory gave no list of messages\n",
+    );
+    expect(histories).toEqual([]);
   });
 
   it("turns a loadHistory that throws into one line and exit 1", async () => {

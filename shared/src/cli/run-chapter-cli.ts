@@ -132,7 +132,9 @@ export async function runChapterCli<R extends string>(
       view.modelAnswered();
       view.endLine();
       if (!terminal) {
-        if (!unanswerable.has(question)) io.stderr.write(`${chapter.command}: no terminal to ask "${question}": no\n`);
+        if (!unanswerable.has(question)) {
+          io.stderr.write(`${chapter.command}: no terminal to ask "${question}": answered no\n`);
+        }
         unanswerable.add(question);
         return "no";
       }
@@ -220,7 +222,11 @@ export async function runChapterCli<R extends string>(
         fail(error, choice);
         return EXIT_CODES.error;
       }
-      const [problem] = history.length > 0 ? historyProblems(history) : [];
+      const [problem] = !Array.isArray(history)
+        ? ["loadHistory gave no list of messages"]
+        : history.length > 0
+          ? historyProblems(history)
+          : [];
       if (problem) {
         fail(new Error(`the loaded history is not one the API accepts: ${problem}`), choice);
         return EXIT_CODES.error;
