@@ -47,6 +47,17 @@ export interface ExtraOption {
 /** Bad usage: the message is the one line the CLI prints. */
 export class UsageError extends Error {}
 
+/** The contract's options, as node's parser reads them. */
+const CONTRACT_OPTIONS = {
+  "max-turns": { type: "string" },
+  json: { type: "boolean" },
+  offline: { type: "boolean" },
+  model: { type: "string" },
+  cwd: { type: "string" },
+  "bash-timeout": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 /**
  * Parse `argv` (without node and the script).
  * Throws `UsageError` on an unknown option or a bad value; `--help` wins over everything else.
@@ -66,16 +77,7 @@ export function parseCliArgs(
       args,
       allowPositionals: true,
       strict: true,
-      options: {
-        "max-turns": { type: "string" },
-        json: { type: "boolean" },
-        offline: { type: "boolean" },
-        model: { type: "string" },
-        cwd: { type: "string" },
-        "bash-timeout": { type: "string" },
-        help: { type: "boolean", short: "h" },
-        ...extraConfig,
-      },
+      options: { ...CONTRACT_OPTIONS, ...extraConfig },
     });
   } catch (error) {
     throw new UsageError(`${(error as Error).message.split("\n")[0]} (see --help)`);
@@ -110,8 +112,9 @@ export function parseCliArgs(
 
 /** Options that take a value: the contract's, and a chapter's string options. */
 function valueOptions(extras: ExtraOption[]): Set<string> {
-  const own = extras.filter((e) => e.type === "string" && !e.optionalValue).map((e) => `--${e.name}`);
-  return new Set(["--max-turns", "--model", "--cwd", "--bash-timeout", ...own]);
+  const contract = Object.entries(CONTRACT_OPTIONS).filter(([, o]) => o.type === "string");
+  const own = extras.filter((e) => e.type === "string" && !e.optionalValue);
+  return new Set([...contract.map(([name]) => `--${name}`), ...own.map((e) => `--${e.name}`)]);
 }
 
 /**
