@@ -35,9 +35,10 @@ const chapter: ChapterCli<StopReason> = {
   ],
   run(history, context) {
     const { client, model, options, signal, view } = context;
-    const id = options.extra.trace;
-    if (id !== undefined && !trace)
+    const id = options.extra.trace; // true: `--trace` alone
+    if (id !== undefined && !trace) {
       trace = new TraceWriter(id === true ? newTraceId() : String(id), traceDir(options.cwd));
+    }
     const running = agentLoop(client, history, {
       model,
       cwd: options.cwd,
