@@ -21,14 +21,8 @@ import { agentLoop as s02Loop } from "@harness/s02-tool-dispatch";
 import { agentLoop as s03Loop } from "@harness/s03-streaming";
 import { readTrace, agentLoop as s04Loop, TraceWriter } from "@harness/s04-tracing";
 import {
-  FAULT_CASES,
-  type FaultCase,
-  type FaultMatrixLoop,
-  type FaultOutcome,
   isValidHistory,
-  type LoopKind,
   reply,
-  runFaultCase,
   type ScriptedBlock,
   type ScriptStep,
   type ToolCall,
@@ -36,6 +30,14 @@ import {
   text,
   toolUse,
 } from "@harness/shared";
+import {
+  FAULT_CASES,
+  type FaultCase,
+  type FaultMatrixLoop,
+  type FaultOutcome,
+  type LoopKind,
+  runFaultCase,
+} from "@harness/testkit";
 
 const TARGET = Number(process.env.SOAK_ITERATIONS ?? 10_000);
 const SEED = Number(process.env.SOAK_SEED ?? 1);

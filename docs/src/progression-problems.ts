@@ -35,6 +35,12 @@ export const CONTRACT_LINES = {
   "README.zh.md": /^\*\*基于：\*\*\s*(.*?)\s*·\s*\*\*新增：\*\*\s*(.*)$/m,
 } as const;
 
+/**
+ * The course's test infrastructure (`@harness/testkit`): a chapter's tests may import it and its
+ * package.json may list it, but it is nothing a chapter builds on, so its src/ never imports it.
+ */
+export const TEST_INFRASTRUCTURE = "testkit";
+
 /** The files whose chapter tables must list every chapter (paths from the repository root). */
 export const CHAPTER_TABLES = ["README.md", "README.zh.md", "docs/index.md", "docs/index.zh.md"] as const;
 
@@ -111,7 +117,7 @@ function chapterProblems(chapter: Chapter, chapters: Chapter[]): ProgressionProb
     }
   }
 
-  const dependencies = chapter.harnessDependencies.map(folderOf);
+  const dependencies = chapter.harnessDependencies.map(folderOf).filter((name) => name !== TEST_INFRASTRUCTURE);
   if (!sameSet(buildsOn, dependencies)) {
     problem(
       "builds on = package.json",
@@ -125,7 +131,7 @@ function chapterProblems(chapter: Chapter, chapters: Chapter[]): ProgressionProb
       `the README says ${show(buildsOn)}; src/ imports ${show([...imported.keys()])} (${describe(imported)})`,
     );
   }
-  const allowed = new Set([...buildsOn, chapter.folder]);
+  const allowed = new Set([...buildsOn, chapter.folder, TEST_INFRASTRUCTURE]);
   const tested = harnessImports(join(chapter.path, "test"));
   for (const [name, files] of tested) {
     if (!allowed.has(name)) {

@@ -127,6 +127,32 @@ describe("progressionProblems on a made-up course", () => {
     ]);
   });
 
+  it("lets a chapter's tests and devDependencies use the test infrastructure", () => {
+    const problems = progressionProblems(
+      course((write) => {
+        write(
+          "s01-loop/package.json",
+          JSON.stringify({
+            name: "@harness/s01-loop",
+            dependencies: { "@harness/shared": "workspace:*" },
+            devDependencies: { "@harness/testkit": "workspace:*" },
+          }),
+        );
+        write("s01-loop/test/readme.test.ts", 'import { codeFences } from "@harness/testkit";\n');
+      }),
+    );
+    expect(lines(problems)).toEqual([]);
+  });
+
+  it("names a chapter whose src/ imports the test infrastructure", () => {
+    const leaking = progressionProblems(
+      course((write) => write("s02-tools/src/peek.ts", 'import "@harness/testkit";\n')),
+    );
+    expect(lines(leaking)).toEqual([
+      "s02-tools · builds on = src imports: the README says shared, s01-loop; src/ imports shared, s01-loop, testkit (shared in index.ts; s01-loop in index.ts; testkit in peek.ts)",
+    ]);
+  });
+
   it("names a chapter whose README claims a later chapter", () => {
     const problems = progressionProblems(
       course((write) => {

@@ -220,7 +220,7 @@ describe.concurrent("s01 CLI", { timeout: 120_000 }, () => {
   it("exits 1 on bad usage (--max-turns 0) with one line on stderr", async () => {
     const run = await runCli(["--max-turns", "0", "hello"], { env: { INIT_CWD: workDir() } });
     expect(run.code).toBe(1);
-    expect(lines(run.stderr)).toEqual(['s01: error: --max-turns must be a whole number of at least 1, not "0"']);
+    expect(lines(run.stderr)).toEqual(["s01: error: --max-turns expects a whole number of at least 1, got 0"]);
     expect(run.stdout).toBe("");
   });
 

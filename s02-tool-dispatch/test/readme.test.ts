@@ -5,17 +5,8 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  codeFences,
-  containsRun,
-  DEFAULT_BASH_TIMEOUT_SECONDS,
-  EXIT_CODES,
-  exitCodeFor,
-  normalisedLines,
-  proseOf,
-  sourceLines,
-  usage,
-} from "@harness/shared";
+import { DEFAULT_BASH_TIMEOUT_SECONDS, EXIT_CODES, exitCodeFor, usage } from "@harness/shared";
+import { codeFences, containsRun, normalisedLines, proseOf, readChapterCli, sourceLines } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
 import { dispatch, toolMap } from "../src/dispatch.ts";
 import { MAX_CONCURRENT_TOOLS } from "../src/run-tool-calls.ts";
@@ -26,6 +17,7 @@ import { ALL_TOOLS, editFileTool } from "../src/tools/index.ts";
 import { DEFAULT_READ_LIMIT, MAX_LINE_LENGTH } from "../src/tools/read-file.ts";
 
 const CHAPTER = join(import.meta.dirname, "..");
+const CLI = readChapterCli(CHAPTER);
 const REPO = join(CHAPTER, "..");
 const READMES = ["README.md", "README.zh.md"] as const;
 
@@ -88,8 +80,8 @@ const NUMBERS: { what: string; value: number; patterns: RegExp[] }[] = [
     patterns: [/(\d+) seconds/g, /(\d+) 秒/g],
   },
   {
-    what: "the exit status of an interrupted run (EXIT_CODES.aborted)",
-    value: EXIT_CODES.aborted,
+    what: "the exit status of an interrupted run (the chapter's exitCodes.aborted)",
+    value: CLI.exitCodes.aborted,
     patterns: [/exits? with (\d+)/g, /状态码 (\d+)/g],
   },
 ];
@@ -124,7 +116,11 @@ describe.each(READMES)("%s", (name) => {
   });
 
   it("states no number in its prose that is not one of the code's", () => {
-    const allowed = new Set([...NUMBERS.map((n) => n.value), ...Object.values(EXIT_CODES), exitCodeFor("error")]);
+    const allowed = new Set([
+      ...NUMBERS.map((n) => n.value),
+      ...Object.values(EXIT_CODES),
+      ...Object.values(CLI.exitCodes),
+    ]);
     const numbers = [...proseOf(text, { inlineCode: false }).matchAll(/(?<![\w.])\d+(?:\.\d+)?(?![\w.])/g)].map((m) =>
       Number(m[0]),
     );
@@ -135,16 +131,13 @@ describe.each(READMES)("%s", (name) => {
     const rows = [...text.matchAll(/^\|\s*(\d+)\s*\|\s*(.+?)\s*\|$/gm)];
     expect(rows.map((row) => Number(row[1]))).toEqual([0, 2, 3, 1, 130]);
     for (const [, code, meaning] of rows) {
-      const named = /^`(\w+)`/.exec(meaning)?.[1];
-      const reason = named ?? (/interrupt|中断/.test(meaning) ? "aborted" : "an error");
-      expect(exitCodeFor(reason), meaning).toBe(Number(code));
+      const named = /^`(\w+)`/.exec(meaning)?.[1] ?? "error";
+      expect(exitCodeFor(named, CLI.exitCodes), meaning).toBe(Number(code));
     }
   });
 
   it("shows the CLI's own --help text", () => {
-    const main = readFileSync(join(CHAPTER, "src", "main.ts"), "utf8");
-    const [, command, summary] = /command: "(\w+)",\s*summary: "([^"]+)"/.exec(main) ?? [];
-    expect(codeFences(text, "text")).toContain(`${usage(command, summary)}\n`);
+    expect(codeFences(text, "text")).toContain(`${usage(CLI.command, CLI.summary, [], CLI.exitCodes)}\n`);
   });
 
   it("quotes every ts excerpt verbatim from the sources", () => {

@@ -12,6 +12,7 @@ const chapter: ChapterCli<AgentStopReason> = {
   command: "s03",
   summary: "a streamed response, and Ctrl-C that keeps the history valid",
   interruptible: true,
+  exitCodes: { aborted: 130 },
   run: (history, { client, model, options, signal, view }) =>
     agentLoop(client, history, {
       model,

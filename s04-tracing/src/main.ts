@@ -10,8 +10,7 @@ import { agentLoop } from "./agent-loop.ts";
 import { isValidTraceId } from "./trace-record.ts";
 import { newTraceId, TraceWriter, traceDir } from "./trace-writer.ts";
 
-// `--trace` alone takes a fresh id; `--trace=ID` names one (a separate word would be the prompt)
-const argv = process.argv.slice(2).map((arg) => (arg === "--trace" ? `--trace=${newTraceId()}` : arg));
+const argv = process.argv.slice(2);
 // a bad id is bad usage: say so once, before any prompt runs
 const badId = argv.find((arg) => arg.startsWith("--trace=") && !isValidTraceId(arg.slice("--trace=".length)));
 if (badId) {
@@ -24,13 +23,22 @@ const chapter: ChapterCli<AgentStopReason> = {
   command: "s04",
   summary: "every iteration saved to disk, and a tracer to show it",
   interruptible: true,
+  exitCodes: { aborted: 130 },
+  // `--trace` alone takes a fresh id; `--trace=ID` names one (`--trace ID` is refused: ID could be the prompt)
   extraOptions: [
-    { name: "trace", type: "string", help: "--trace[=ID]        record every iteration in .traces/<ID>.jsonl" },
+    {
+      name: "trace",
+      type: "string",
+      optionalValue: true,
+      help: "--trace[=ID]        record every iteration in .traces/<ID>.jsonl",
+    },
   ],
   run(history, context) {
     const { client, model, options, signal, view } = context;
-    const id = options.extra.trace;
-    if (typeof id === "string" && !trace) trace = new TraceWriter(id, traceDir(options.cwd));
+    const id = options.extra.trace; // true: `--trace` alone
+    if (id !== undefined && !trace) {
+      trace = new TraceWriter(id === true ? newTraceId() : String(id), traceDir(options.cwd));
+    }
     const running = agentLoop(client, history, {
       model,
       cwd: options.cwd,

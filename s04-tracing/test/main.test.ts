@@ -195,6 +195,17 @@ describe("pnpm s04 --trace", () => {
     );
   }, 60_000);
 
+  it("refuses an id written as a separate word, rather than take it into the prompt", async () => {
+    const cwd = workdir();
+    const { code, stderr, stdout } = await run(["--offline", "--trace", "demo", "--cwd", cwd, "What is in README.md?"]);
+    expect(code).toBe(1);
+    expect(stdout).not.toContain("[turn 1]");
+    expect(stderr.trimEnd().split("\n").at(-1)).toBe(
+      's03: error: --trace takes its value joined with "=": write --trace=demo (or, if "demo" begins the prompt, put --trace after it)',
+    );
+    expect(existsSync(join(cwd, ".traces"))).toBe(false);
+  }, 60_000);
+
   it("lists --trace in its help", async () => {
     const { code, stdout } = await run(["--help"]);
     expect(code).toBe(0);

@@ -6,17 +6,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
-import {
-  codeFences,
-  containsRun,
-  isValidHistory,
-  normalisedLines,
-  REPO_ROOT,
-  reply,
-  sourceLines,
-  textReply,
-  toolUse,
-} from "@harness/shared";
+import { isValidHistory, REPO_ROOT, reply, textReply, toolUse } from "@harness/shared";
+import { codeFences, containsRun, normalisedLines, sourceLines } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
 import { knownSecrets, redactLine } from "../src/redact.ts";
 import { type IterationRecord, isValidTraceId } from "../src/trace-record.ts";

@@ -1,29 +1,21 @@
 /**
- * The HTML viewer, checked as a page: written to a file, opened from file:// in headless
- * Chromium (Debian's, at /usr/bin/chromium; .ci/run installs it), with every network request
- * blocked and recorded. Nothing here downloads a browser.
+ * The HTML viewer, checked as a page: written to a file, opened from file:// in the headless
+ * browser the machine has (without one the browser tests report themselves skipped), with every
+ * network request blocked and recorded. Nothing here downloads a browser.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import {
-  CHROMIUM_ARGS,
-  CHROMIUM_PATH,
-  isValidHistory,
-  REPO_ROOT,
-  reply,
-  text,
-  textReply,
-  toolUse,
-} from "@harness/shared";
+import { isValidHistory, REPO_ROOT, reply, text, textReply, toolUse } from "@harness/shared";
+import { BROWSER_ARGS, findTestBrowser } from "@harness/testkit";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LoadedTrace } from "../src/read-trace.ts";
 import { renderTraceHtml } from "../src/render-html.ts";
 import { type ScriptedTrace, scriptedTrace } from "./scripted-trace.ts";
 
-const CHROMIUM = CHROMIUM_PATH;
+const BROWSER = findTestBrowser();
 const INJECTION = '</script><b id="injected">not markup</b>';
 
 /** Three turns: two reads at once; a command and a failing read; the answer. */
@@ -79,18 +71,17 @@ describe("renderTraceHtml", () => {
   });
 });
 
-describe("the trace viewer in a browser", () => {
+describe.skipIf(!BROWSER)("the trace viewer in a browser", () => {
   let context: BrowserContext;
   let profile: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: apt-get install chromium (see .ci/run)`);
     profile = mkdtempSync(join(tmpdir(), "s03-chromium-"));
     // a fresh profile; Playwright takes it as an argument here rather than as --user-data-dir
     context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
+      executablePath: BROWSER,
       headless: true,
-      args: [...CHROMIUM_ARGS],
+      args: [...BROWSER_ARGS],
     });
   }, 30_000);
 

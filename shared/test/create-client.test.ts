@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
@@ -87,5 +87,25 @@ describe("createClient", () => {
     const choice = createClient({ env: {}, envFile, brain: () => textReply("from my brain") });
     const message = await choice.client.messages.create(params);
     expect(message.content).toEqual([{ type: "text", text: "from my brain" }]);
+  });
+});
+
+describe("DEFAULT_MODEL", () => {
+  const repo = join(import.meta.dirname, "..", "..");
+
+  it("is a model id the pinned SDK's own Model type lists", () => {
+    const typings = readFileSync(
+      join(import.meta.dirname, "..", "node_modules", "@anthropic-ai", "sdk", "resources", "messages", "messages.d.ts"),
+      "utf8",
+    );
+    const declared = /export type Model = ([^;]+);/.exec(typings)?.[1] ?? "";
+    const ids = [...declared.matchAll(/'([^']+)'/g)].map((m) => m[1]);
+    expect(ids.length).toBeGreaterThan(5);
+    expect(ids).toContain(DEFAULT_MODEL);
+  });
+
+  it("is the one .env.example shows, and the only Claude model id it names", () => {
+    const example = readFileSync(join(repo, ".env.example"), "utf8");
+    expect(example.match(/claude-[\w.-]+/g)).toEqual([DEFAULT_MODEL]);
   });
 });

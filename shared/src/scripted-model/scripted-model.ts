@@ -191,8 +191,9 @@ function requestProblem(body: MessageCreateParams): string | null {
   if (typeof body.model !== "string" || body.model === "") return "model: Field required";
   if (typeof body.max_tokens !== "number") return "max_tokens: Field required";
   if (!Array.isArray(body.messages)) return "messages: Field required";
-  const problems = historyProblems(body.messages);
-  if (problems.length > 0) return `messages: ${problems[0]}`;
+  // the API names the first problem it finds, in its own words (historyProblems uses them)
+  const [problem] = historyProblems(body.messages);
+  if (problem) return problem;
   for (const tool of body.tools ?? []) {
     const t = tool as { name?: unknown; input_schema?: unknown; type?: unknown };
     if (t.type === undefined && (typeof t.name !== "string" || typeof t.input_schema !== "object")) {
@@ -219,15 +220,18 @@ function defaultMessage(status: number): string {
   return "Internal server error";
 }
 
+/** The API's error body: `{"type":"error","error":{"type":…,"message":…},"request_id":…}`. */
 function errorResponse(status: number, message: string, headers: Record<string, string> = {}): Response {
   const type = ERROR_TYPES[status] ?? "api_error";
-  return jsonResponse(status, { type: "error", error: { type, message } }, headers);
+  return jsonResponse(status, { type: "error", error: { type, message }, request_id: REQUEST_ID }, headers);
 }
+
+const REQUEST_ID = "req_scripted";
 
 function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { "content-type": "application/json", "request-id": "req_scripted", ...headers },
+    headers: { "content-type": "application/json", "request-id": REQUEST_ID, ...headers },
   });
 }
 

@@ -16,11 +16,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import { appendUserText } from "../append-user-text.ts";
-import { historyProblems } from "../history-problems.ts";
-import { reply, type ScriptedReply, type ScriptStep, text, textReply, toolUse } from "./script.ts";
-import { ScriptedModel } from "./scripted-model.ts";
-import { type SseEvent, streamEvents } from "./wire.ts";
+import {
+  appendUserText,
+  historyProblems,
+  reply,
+  ScriptedModel,
+  type ScriptedReply,
+  type ScriptStep,
+  type SseEvent,
+  streamEvents,
+  text,
+  textReply,
+  toolUse,
+} from "@harness/shared";
 
 /** The file a sentinel tool call creates; it must never exist after a run. */
 export const SENTINEL_FILE = "PWNED";

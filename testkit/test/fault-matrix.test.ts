@@ -7,8 +7,8 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Message } from "@anthropic-ai/sdk/resources/messages";
+import { runBash, streamEvents } from "@harness/shared";
 import { afterAll, describe, expect, it } from "vitest";
-import { runBash } from "../src/run-bash.ts";
 import {
   FAULT_CASES,
   type FaultCase,
@@ -17,8 +17,7 @@ import {
   RECOVERED,
   runFaultCase,
   SENTINEL_COMMAND,
-} from "../src/scripted-model/fault-matrix.ts";
-import { streamEvents } from "../src/scripted-model/wire.ts";
+} from "../src/fault-matrix.ts";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -106,7 +105,9 @@ describe("runFaultCase", () => {
     expect(outcome.sentinelRan).toBe(true);
     expect(outcome.createdFiles).toEqual(["PWNED"]);
     expect(outcome.historyProblems).toEqual([
-      expect.stringMatching(/^message 1 \(assistant\): tool_use \S+ not answered by a following user message$/),
+      expect.stringMatching(
+        /^messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: \S+\. /,
+      ),
     ]);
     expect(outcome.nextPromptProblem).toMatch(/^the next prompt threw BadRequestError 400: /);
   });
