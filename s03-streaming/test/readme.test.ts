@@ -5,22 +5,15 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  codeFences,
-  containsRun,
-  EXIT_CODES,
-  exitCodeFor,
-  normalisedLines,
-  proseOf,
-  sourceLines,
-  usage,
-} from "@harness/shared";
+import { exitCodeFor, usage } from "@harness/shared";
+import { codeFences, containsRun, normalisedLines, proseOf, readChapterCli, sourceLines } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
 import { STREAM_RETRIES } from "../src/stream-turn.ts";
 
 const CHAPTER = join(import.meta.dirname, "..");
 const REPO = join(CHAPTER, "..");
 const READMES = ["README.md", "README.zh.md"] as const;
+const CLI = readChapterCli(CHAPTER);
 
 function readme(name: string): string {
   return readFileSync(join(CHAPTER, name), "utf8");
@@ -46,7 +39,7 @@ const NUMBERS: { what: string; value: number; patterns: RegExp[] }[] = [
   },
   {
     what: "the exit status of an interrupted run (EXIT_CODES.aborted)",
-    value: EXIT_CODES.aborted,
+    value: exitCodeFor("aborted", CLI.exitCodes),
     patterns: [/exits? with (\d+)/g, /状态码 (\d+)/g],
   },
 ];
@@ -77,15 +70,13 @@ describe.each(READMES)("%s", (name) => {
     const rows = [...proseOf(text).matchAll(/^\|\s*(\d+)\s*\|\s*(.+?)\s*\|$/gm)];
     expect(rows.map((row) => Number(row[1]))).toEqual([0, 2, 3, 1, 130]);
     for (const [, code, meaning] of rows) {
-      const named = /^`(\w+)`/.exec(meaning)?.[1] ?? "an error";
-      expect(exitCodeFor(named), meaning).toBe(Number(code));
+      const named = /^`(\w+)`/.exec(meaning)?.[1] ?? "error";
+      expect(exitCodeFor(named, CLI.exitCodes), meaning).toBe(Number(code));
     }
   });
 
   it("shows the CLI's own --help text", () => {
-    const main = readFileSync(join(CHAPTER, "src", "main.ts"), "utf8");
-    const [, command, summary] = /command: "(\w+)",\s*summary: "([^"]+)"/.exec(main) ?? [];
-    expect(codeFences(text, "text")).toContain(`${usage(command, summary)}\n`);
+    expect(codeFences(text, "text")).toContain(`${usage(CLI.command, CLI.summary, [], CLI.exitCodes)}\n`);
   });
 
   it("quotes every ts excerpt verbatim from the sources", () => {
