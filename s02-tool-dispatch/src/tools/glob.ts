@@ -39,7 +39,12 @@ export const globTool = defineTool({
     const isMatch = picomatch(pattern, { dot: true });
     const files: string[] = [];
     const unlisted: string[] = [];
-    if (await stat(start).then((s) => s.isDirectory(), () => false)) {
+    if (
+      await stat(start).then(
+        (s) => s.isDirectory(),
+        () => false,
+      )
+    ) {
       for await (const entry of walkFiles(cwd, start, signal)) {
         if (entry.kind === "unlisted") unlisted.push(entry.reason);
         else if (entry.kind === "file" && isMatch(relative(base.path, entry.path))) files.push(entry.path);

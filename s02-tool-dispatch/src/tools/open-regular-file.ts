@@ -10,9 +10,7 @@ import { type FileHandle, open, stat } from "node:fs/promises";
 import type { ToolErrorCode } from "../dispatch.ts";
 
 /** An open regular file and its stats, or why it was not opened (the error code and its message). */
-export type Opened =
-  | { ok: true; handle: FileHandle; info: Stats }
-  | { ok: false; code: ToolErrorCode; reason: string };
+export type Opened = { ok: true; handle: FileHandle; info: Stats } | { ok: false; code: ToolErrorCode; reason: string };
 
 /**
  * Open the regular file at `path` to read it (`"read"`) or to read and change it in place

@@ -3,9 +3,10 @@
  * Only a regular file is read (never a pipe), only text (no NUL byte, valid UTF-8), and the result
  * is capped like bash's output: the note at the end says which offset to ask for next.
  */
-import { codedError } from "../dispatch.ts";
+
 import { DEFAULT_MAX_OUTPUT_BYTES, toolOutput } from "@harness/shared";
 import { z } from "zod";
+import { codedError } from "../dispatch.ts";
 import { defineTool } from "../tool.ts";
 import { openRegularFile } from "./open-regular-file.ts";
 import { notTextError, readLines } from "./read-lines.ts";
@@ -38,13 +39,17 @@ export const readFileTool = defineTool({
     const width = String(offset + limit - 1).length;
     let budget = DEFAULT_MAX_OUTPUT_BYTES - 200; // room for the note at the end
     let capped = false;
-    const read = await readLines(opened.handle, { strict: true, maxLineLength: MAX_LINE_LENGTH, signal }, (text, n, cut) => {
-      if (n < offset || n >= offset + limit || capped) return;
-      const line = cut ? `${text}… [line cut]` : text;
-      budget -= Buffer.byteLength(line) + width + 2;
-      if (budget < 0 && window.length > 0) capped = true;
-      else window.push({ number: n, text: line });
-    }).finally(() => opened.handle.close());
+    const read = await readLines(
+      opened.handle,
+      { strict: true, maxLineLength: MAX_LINE_LENGTH, signal },
+      (text, n, cut) => {
+        if (n < offset || n >= offset + limit || capped) return;
+        const line = cut ? `${text}… [line cut]` : text;
+        budget -= Buffer.byteLength(line) + width + 2;
+        if (budget < 0 && window.length > 0) capped = true;
+        else window.push({ number: n, text: line });
+      },
+    ).finally(() => opened.handle.close());
     if (read.kind === "interrupted") return codedError("interrupted", `the user interrupted reading ${path}.`);
     if (read.kind !== "done") return notTextError(read.kind, path, opened.info.size, "read_file shows UTF-8 text only");
     if (read.lines === 0) return toolOutput(`(${path} is empty)`);
@@ -53,7 +58,8 @@ export const readFileTool = defineTool({
     const last = offset + window.length - 1;
     const shown = window.map(({ number, text }) => `${String(number).padStart(String(last).length)}\t${text}`);
     const note = capped ? ` (the result is capped at ${DEFAULT_MAX_OUTPUT_BYTES} bytes)` : "";
-    if (last < read.lines) shown.push(`[lines ${offset}-${last} of ${read.lines}${note}; pass offset ${last + 1} to read more]`);
+    if (last < read.lines)
+      shown.push(`[lines ${offset}-${last} of ${read.lines}${note}; pass offset ${last + 1} to read more]`);
     else if (offset > 1) shown.push(`[lines ${offset}-${last} of ${read.lines}]`);
     return toolOutput(shown.join("\n"));
   },

@@ -78,7 +78,6 @@ export async function readLines(
   return { kind: "done", lines: line - 1 };
 }
 
-
 /** A whole file's bytes as text, by the same rules; the BOM is kept, so the text encodes back to exactly these bytes. */
 export function decodeText(bytes: Uint8Array): { kind: "text"; text: string } | { kind: "binary" | "not_utf8" } {
   if (bytes.includes(0)) return { kind: "binary" };

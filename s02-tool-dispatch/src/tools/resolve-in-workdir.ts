@@ -39,7 +39,11 @@ export function resolveInWorkdir(cwd: string, path: string): Resolved {
     return refused; // a dangling or looping link
   }
   if (inside.split(sep).includes(HARNESS_DIRECTORY)) {
-    return { ok: false, code: "harness_file", reason: `${path} is inside ${HARNESS_DIRECTORY}/, the harness's own files` };
+    return {
+      ok: false,
+      code: "harness_file",
+      reason: `${path} is inside ${HARNESS_DIRECTORY}/, the harness's own files`,
+    };
   }
   return { ok: true, path: absolute };
 }

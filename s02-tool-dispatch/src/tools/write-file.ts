@@ -15,7 +15,6 @@ import { openRegularFile, writeAt } from "./open-regular-file.ts";
 import { notTextError, readLines } from "./read-lines.ts";
 import { resolveInWorkdir } from "./resolve-in-workdir.ts";
 
-
 /** Create or overwrite a file. */
 export const writeFileTool = defineTool({
   name: "write_file",
@@ -65,7 +64,8 @@ async function openToOverwrite(path: string, shown: string, signal: AbortSignal)
   );
   if (read.kind === "done") return opened.handle;
   await opened.handle.close();
-  if (read.kind === "interrupted") return codedError("interrupted", `the user interrupted before ${shown} was written.`);
+  if (read.kind === "interrupted")
+    return codedError("interrupted", `the user interrupted before ${shown} was written.`);
   const refusal = `write_file does not overwrite it; to replace it on purpose, delete it first (bash: rm ${shown})`;
   return notTextError(read.kind, shown, opened.info.size, refusal);
 }

@@ -48,7 +48,9 @@ describe("read_file", () => {
     const lines = (await readFileTool.run({ path: "big.txt" }, context(cwd))).content.split("\n");
     expect(lines).toHaveLength(DEFAULT_READ_LIMIT + 1);
     expect(lines.at(-2)).toBe(`${DEFAULT_READ_LIMIT}\tline ${DEFAULT_READ_LIMIT}`);
-    expect(lines.at(-1)).toBe(`[lines 1-${DEFAULT_READ_LIMIT} of ${DEFAULT_READ_LIMIT + 5}; pass offset ${DEFAULT_READ_LIMIT + 1} to read more]`);
+    expect(lines.at(-1)).toBe(
+      `[lines 1-${DEFAULT_READ_LIMIT} of ${DEFAULT_READ_LIMIT + 5}; pass offset ${DEFAULT_READ_LIMIT + 1} to read more]`,
+    );
   });
 
   it(`cuts a line longer than MAX_LINE_LENGTH (${MAX_LINE_LENGTH}) characters`, async () => {
@@ -117,7 +119,8 @@ describe("read_file", () => {
     expect(Buffer.byteLength(first.content)).toBeLessThanOrEqual(DEFAULT_MAX_OUTPUT_BYTES);
     const note = first.content.split("\n").at(-1) ?? "";
     const capped = `\\(the result is capped at ${DEFAULT_MAX_OUTPUT_BYTES} bytes\\)`;
-    const [, last, next] = new RegExp(`^\\[lines 1-(\\d+) of 2000 ${capped}; pass offset (\\d+) to read more\\]$`).exec(note) ?? [];
+    const [, last, next] =
+      new RegExp(`^\\[lines 1-(\\d+) of 2000 ${capped}; pass offset (\\d+) to read more\\]$`).exec(note) ?? [];
     expect(Number(last)).toBeGreaterThan(1);
     expect(Number(next)).toBe(Number(last) + 1);
     expect(first.content.split("\n").at(-2)).toBe(`${last}\t${line(Number(last))}`);
@@ -178,9 +181,7 @@ describe("read_file", () => {
     symlinkSync(join(cwd, ".harness"), join(cwd, "settings-link"));
     for (const path of [".harness/settings.json", "settings-link/settings.json", "sub/../.harness/settings.json"]) {
       const result = await readFileTool.run({ path }, context(cwd));
-      expect(result.content, path).toBe(
-        `Error [harness_file]: ${path} is inside .harness/, the harness's own files`,
-      );
+      expect(result.content, path).toBe(`Error [harness_file]: ${path} is inside .harness/, the harness's own files`);
     }
   });
 
