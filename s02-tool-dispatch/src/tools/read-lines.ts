@@ -40,7 +40,7 @@ export async function readLines(
   onLine: (text: string, line: number, cut: boolean) => void,
 ): Promise<LinesRead> {
   const decoder = new TextDecoder("utf-8", { fatal: options.strict });
-  const buffer = Buffer.alloc(CHUNK_BYTES);
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES); // only the bytes read into it are used
   let line = 1;
   let pending = ""; // the start of the current line
   let cut = false;
