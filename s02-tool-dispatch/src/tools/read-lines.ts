@@ -56,11 +56,12 @@ export async function readLines(
     if (options.signal.aborted) return { kind: "interrupted" };
     const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
     position += bytesRead;
+    const end = bytesRead < CHUNK_BYTES; // a regular file reads short only at its end
     const bytes = buffer.subarray(0, bytesRead);
     if (bytes.includes(0)) return { kind: "binary" };
     let text: string;
     try {
-      text = decoder.decode(bytes, { stream: bytesRead > 0 }); // the last call flushes, and checks the end
+      text = decoder.decode(bytes, { stream: !end }); // the last call flushes, and checks the end
     } catch {
       return { kind: "not_utf8" };
     }
@@ -72,7 +73,7 @@ export async function readLines(
       cut = false;
     }
     add(pieces[pieces.length - 1]);
-    if (bytesRead === 0) break;
+    if (end) break;
   }
   if (pending !== "" || cut) onLine(pending, line++, cut);
   return { kind: "done", lines: line - 1 };
