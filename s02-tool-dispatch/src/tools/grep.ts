@@ -67,6 +67,7 @@ export const grepTool = defineTool({
 
 /** Anything that tells whether a line matches: grep's RE2 pattern (or, in the benchmark, a RegExp). */
 export interface LineMatcher {
+  /** True when the pattern matches anywhere in `line`. */
   test(line: string): boolean;
 }
 
