@@ -6,11 +6,12 @@
  *   text), through the same `searchFiles` (the same walk, the same reads) with RE2 against a plain
  *   RegExp, side by side, alternating;
  * - `^(a+)+$` over a line of 40 a's and a "!": RE2's time to answer, through the real tool, against
- *   RegExp's time at 20, 22 and 24 a's (it doubles with each a; 40 is out of reach);
+ *   RegExp's time at 22 to 28 a's (it doubles with each a), and at 40 in a child process killed after 10 s;
  * - a pattern RE2 refuses (a backreference): time to the error result;
  * - Ctrl-C: the same tree plus the runaway line at 26 a's, the signal aborted 20 ms in; the time
  *   from then to the result. RegExp holds the thread until its match ends, so the abort waits.
  */
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,6 +31,10 @@ const NORMAL_PATTERNS = ["\\b(TODO|FIXME)\\b", "export (const|function) \\w+", "
 const RUNAWAY = "^(a+)+$";
 const REFUSED = "^(a+)+\\1$";
 const ABORT_AFTER_MS = 20;
+/** The runaway line's lengths RegExp is timed at: each a doubles its time, so these take seconds at most. */
+const PLAIN_LENGTHS = [22, 24, 26, 28];
+/** How long RegExp gets at 40 a's, in a child process, before it is killed. */
+const KILL_AFTER_MS = 10_000;
 
 /** Run the grep comparison. */
 export async function grepSafeguard(o: GrepSafeguardOptions): Promise<Section> {
@@ -83,7 +88,7 @@ export async function grepSafeguard(o: GrepSafeguardOptions): Promise<Section> {
       if (result.content !== `No lines match /${RUNAWAY}/.`) problems.push(`RE2 on ${RUNAWAY}: ${result.content}`);
     }
     const plainAt = new Map<number, number>();
-    for (const n of [20, 22, 24]) {
+    for (const n of PLAIN_LENGTHS) {
       const dir = join(base, `runaway-${n}`);
       mkdirSync(dir);
       writeFileSync(join(dir, "a.txt"), `${"a".repeat(n)}!\n`);
@@ -95,9 +100,10 @@ export async function grepSafeguard(o: GrepSafeguardOptions): Promise<Section> {
       }
       plainAt.set(n, summarize(runs).median);
     }
-    const at24 = plainAt.get(24) ?? Number.NaN;
-    const perA = Math.sqrt(at24 / (plainAt.get(22) ?? Number.NaN));
-    const at40Days = (at24 * perA ** 16) / 86_400_000;
+    const [shortest, longest] = [PLAIN_LENGTHS[0], PLAIN_LENGTHS[PLAIN_LENGTHS.length - 1]];
+    const atLongest = plainAt.get(longest) ?? Number.NaN;
+    const perA = (atLongest / (plainAt.get(shortest) ?? Number.NaN)) ** (1 / (longest - shortest));
+    const at40 = atLongest * perA ** (40 - longest);
     const re2Runaway = summarize(re2Ms);
     figures.push({
       label: `/${RUNAWAY}/ over 40 a's and "!": RE2 (grep tool), time to answer`,
@@ -105,11 +111,12 @@ export async function grepSafeguard(o: GrepSafeguardOptions): Promise<Section> {
       unit: "ms",
       detail:
         `RegExp: ${[...plainAt].map(([n, t]) => `${formatValue(t, "ms")} at ${n} a's`).join(", ")}; ` +
-        `×${perA.toFixed(2)} per a, so about ${at40Days.toFixed(0)} days at 40`,
+        `×${perA.toFixed(2)} per a from ${shortest} to ${longest}, so about ${humanDuration(at40)} at 40; ` +
+        `at 40 in a child process: ${await regExpAt40()}`,
     });
     figures.push({
-      label: `RE2 at 40 a's / RegExp at 24 a's`,
-      spread: summarize(re2Ms.map((t) => t / at24)),
+      label: `RegExp at ${longest} a's / RE2 at 40 a's`,
+      spread: summarize(re2Ms.map((t) => atLongest / t)),
       unit: "x",
     });
 
@@ -171,7 +178,7 @@ export async function grepSafeguard(o: GrepSafeguardOptions): Promise<Section> {
     about:
       "s02's `searchFiles` (walk honouring .gitignore, files read a chunk at a time, each line tested) with its RE2 " +
       "matcher against the same search with JavaScript's RegExp. Ratios per repetition, RE2 time over RegExp time. " +
-      `Then \`${RUNAWAY}\` through the grep tool (RE2) on a line of 40 a's and "!", against RegExp at 20, 22 and 24 a's; a ` +
+      `Then \`${RUNAWAY}\` through the grep tool (RE2) on a line of 40 a's and "!", against RegExp at ${PLAIN_LENGTHS.join(", ")} a's; a ` +
       `refused backreference; and an abort ${ABORT_AFTER_MS} ms into a search that meets a runaway line first.`,
     figures,
     notes,
@@ -204,4 +211,28 @@ function writeTree(root: string, files: number): number {
     bytes += text.length;
   }
   return bytes / 2 ** 20;
+}
+
+/** A long time in the unit that reads best. */
+function humanDuration(ms: number): string {
+  const units: [string, number][] = [
+    ["years", 365 * 86_400_000],
+    ["days", 86_400_000],
+    ["hours", 3_600_000],
+    ["minutes", 60_000],
+    ["s", 1000],
+  ];
+  const [unit, size] = units.find(([, size]) => ms >= 2 * size) ?? ["ms", 1];
+  return `${(ms / size).toFixed(0)} ${unit}`;
+}
+
+/** `^(a+)+$` on 40 a's and "!" with RegExp in a child process: its time, or that it was killed still running. */
+async function regExpAt40(): Promise<string> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ["-e", `/${RUNAWAY}/.test("${"a".repeat(40)}!")`], { stdio: "ignore" });
+  const timer = setTimeout(() => child.kill("SIGKILL"), KILL_AFTER_MS);
+  const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, sig) => resolve(sig)));
+  clearTimeout(timer);
+  const elapsed = formatValue((performance.now() - started) / 1000, "s");
+  return signal === "SIGKILL" ? `still running after ${elapsed}, killed` : `${elapsed}`;
 }
