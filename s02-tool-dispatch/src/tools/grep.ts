@@ -147,7 +147,10 @@ export async function searchFiles(options: SearchOptions): Promise<Search> {
       },
     ).finally(() => opened.handle.close());
     if (read.kind === "interrupted") return { ...search, interrupted: true };
-    if (read.kind === "binary") continue;
+    if (read.kind === "binary") {
+      if (entry.path === root) search.skipped.push(`${rel} is a binary file.`); // named, so say why it was not searched
+      continue;
+    }
     search.matches.push(...found);
     search.total += count;
     if (longLine > 0) {

@@ -67,6 +67,9 @@ describe("grep", () => {
       "src/ok.js": "TODO\n",
     });
     expect((await grepTool.run({ pattern: "TODO" }, context(cwd))).content).toBe("src/ok.js:1: TODO");
+    expect((await grepTool.run({ pattern: "TODO", path: "bin.dat" }, context(cwd))).content).toBe(
+      "No lines match /TODO/.\n[skipped: bin.dat is a binary file.]",
+    );
   });
 
   it("says when nothing matches, and when the path does not exist", async () => {
