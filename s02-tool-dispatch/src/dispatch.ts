@@ -17,8 +17,12 @@ export type ToolErrorCode =
   | "interrupted" // the signal fired before the call started (Ctrl-C, s03 on)
   | "not_run" // the turn was cut short (max_tokens) or refused, so none of its calls ran
   | "outside_workdir" // a path that leaves the working directory
+  | "harness_file" // a path inside .harness/: the harness's own files
   | "not_found" // no such file
-  | "binary_file" // read_file shows text only
+  | "not_a_file" // a directory, pipe, socket or device where a regular file was expected
+  | "permission_denied" // the file exists but may not be opened
+  | "binary_file" // a NUL byte: the file tools handle text only
+  | "not_utf8" // not valid UTF-8: the file tools handle UTF-8 text only
   | "no_match" // edit_file's old_string is not in the file
   | "several_matches"; // edit_file's old_string is in the file more than once
 

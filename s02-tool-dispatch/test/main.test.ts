@@ -3,8 +3,8 @@
  * with no ANTHROPIC_* variables from the test's environment. Offline runs use the built-in scripted
  * model; the others talk to a scripted model served on 127.0.0.1, and Ctrl-C is a real SIGINT.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { reply, ScriptedModel, type ScriptStep, startScriptedServer, text, toolUse } from "@harness/shared";
 import { afterAll, describe, expect, it } from "vitest";
@@ -151,6 +151,19 @@ describe("s02 CLI", { timeout: 120_000 }, () => {
       expect(stdout).toContain("- app.ts:2: export const x = 1; // FIXME: name");
     });
 
+    it("finds the TODO comments, never in .gitignored files nor in the harness's own .harness/", async () => {
+      const cwd = demoDir();
+      mkdirSync(join(cwd, "node_modules", "dep"), { recursive: true });
+      writeFileSync(join(cwd, "node_modules", "dep", "index.js"), "// TODO: ignored by .gitignore\n");
+      mkdirSync(join(cwd, ".harness"));
+      writeFileSync(join(cwd, ".harness", "notes.md"), "TODO: the harness's own\n");
+      const { code, stdout } = await runCli(["--offline", "--cwd", cwd, "Find the TODO comments in this repository"]);
+      expect(code).toBe(0);
+      expect(stdout).toContain("I found 2 TODO/FIXME comments:");
+      expect(stdout).not.toContain("ignored by .gitignore");
+      expect(stdout).not.toContain("the harness's own");
+    });
+
     it("reads three files in one turn, labelling each result with its call", async () => {
       const { code, stdout } = await runCli([
         "--offline",
@@ -178,6 +191,36 @@ describe("s02 CLI", { timeout: 120_000 }, () => {
       expect(stdout).toContain("Edited notes.txt at line 1.");
       expect(stdout).toContain('I replaced "draft" with "final" in notes.txt. It now reads:');
       expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("this is a final\n");
+    });
+  });
+
+  describe("inputs that used to freeze the process", () => {
+    it("answers a runaway grep pattern and a read of a named pipe at once, and finishes the run", async () => {
+      const { model, env } = await scriptedServer([
+        reply([
+          toolUse("grep", { pattern: "^(a+)+$" }, "toolu_grep"),
+          toolUse("read_file", { path: "pipe" }, "toolu_pipe"),
+        ]),
+        textReply("Both answered."),
+      ]);
+      const cwd = demoDir();
+      writeFileSync(join(cwd, "aaa.txt"), `${"a".repeat(40)}!\n`);
+      execFileSync("mkfifo", [join(cwd, "pipe")]);
+      const { code, stdout } = await runCli(["--cwd", cwd, "go"], env);
+      expect(code).toBe(0);
+      expect(stdout).toContain("Both answered.");
+      const results = model.requests[1].body.messages[2].content;
+      expect(results).toEqual([
+        expect.objectContaining({
+          tool_use_id: "toolu_grep",
+          content: "No lines match /^(a+)+$/.\n[skipped: pipe is not a regular file.]",
+        }),
+        expect.objectContaining({
+          tool_use_id: "toolu_pipe",
+          content: "Error [not_a_file]: pipe is a named pipe, not a regular file.",
+          is_error: true,
+        }),
+      ]);
     });
   });
 
