@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_MAX_TURNS, type ExtraOption, parseCliArgs, UsageError, usage } from "../src/cli/parse-cli-args.ts";
+import { DEFAULT_MODEL_TIMEOUT_SECONDS } from "../src/create-client.ts";
 import { DEFAULT_BASH_TIMEOUT_SECONDS } from "../src/run-bash.ts";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "parse-cli-args-")));
@@ -35,11 +36,13 @@ describe("parseCliArgs", () => {
       model: undefined,
       cwd: root,
       bashTimeoutSeconds: DEFAULT_BASH_TIMEOUT_SECONDS,
+      modelTimeoutSeconds: DEFAULT_MODEL_TIMEOUT_SECONDS,
       help: false,
       extra: {},
     });
     expect(DEFAULT_MAX_TURNS).toBe(8);
     expect(DEFAULT_BASH_TIMEOUT_SECONDS).toBe(120);
+    expect(DEFAULT_MODEL_TIMEOUT_SECONDS).toBe(120);
   });
 
   it("joins the words of the prompt", () => {
@@ -65,6 +68,8 @@ describe("parseCliArgs", () => {
       "--cwd",
       "sub",
       "--bash-timeout=2.5",
+      "--model-timeout",
+      "0.5",
       "hello",
     ]);
     expect(options).toMatchObject({
@@ -75,6 +80,7 @@ describe("parseCliArgs", () => {
       model: "claude-x",
       cwd: join(root, "sub"),
       bashTimeoutSeconds: 2.5,
+      modelTimeoutSeconds: 0.5,
       help: false,
     });
   });
@@ -105,6 +111,8 @@ describe("parseCliArgs", () => {
     [["--bash-timeout=-5"], '--bash-timeout must be a number of seconds above 0, not "-5"'],
     [["--bash-timeout", "Infinity"], '--bash-timeout must be a number of seconds above 0, not "Infinity"'],
     [["--bash-timeout", "soon"], '--bash-timeout must be a number of seconds above 0, not "soon"'],
+    [["--model-timeout", "0"], '--model-timeout must be a number of seconds above 0, not "0"'],
+    [["--model-timeout", "later"], '--model-timeout must be a number of seconds above 0, not "later"'],
   ])("refuses %j with one clear line", (argv, message) => {
     expect(usageError(argv).message).toBe(message);
   });

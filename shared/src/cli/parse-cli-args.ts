@@ -4,6 +4,7 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { DEFAULT_MODEL_TIMEOUT_SECONDS } from "../create-client.ts";
 import { DEFAULT_BASH_TIMEOUT_SECONDS } from "../run-bash.ts";
 
 /** The default turn budget. */
@@ -21,6 +22,8 @@ export interface CliOptions {
   /** Absolute directory the tools run in. */
   cwd: string;
   bashTimeoutSeconds: number;
+  /** Seconds to wait for the model: a whole response in total, a stream between events. */
+  modelTimeoutSeconds: number;
   help: boolean;
   /** Chapter options beyond the contract (for example s03's `--trace`). */
   extra: Record<string, string | boolean | undefined>;
@@ -60,6 +63,7 @@ export function parseCliArgs(
         model: { type: "string" },
         cwd: { type: "string" },
         "bash-timeout": { type: "string" },
+        "model-timeout": { type: "string" },
         help: { type: "boolean", short: "h" },
         ...extraConfig,
       },
@@ -86,6 +90,10 @@ export function parseCliArgs(
       v["bash-timeout"] === undefined || v.help
         ? DEFAULT_BASH_TIMEOUT_SECONDS
         : positiveNumber("--bash-timeout", v["bash-timeout"] as string),
+    modelTimeoutSeconds:
+      v["model-timeout"] === undefined || v.help
+        ? DEFAULT_MODEL_TIMEOUT_SECONDS
+        : positiveNumber("--model-timeout", v["model-timeout"] as string),
     help: v.help === true,
     extra: Object.fromEntries(extras.map((e) => [e.name, v[e.name]])),
   };
@@ -106,6 +114,8 @@ export function usage(command: string, summary: string, extras: ExtraOption[] = 
     "  --model ID          model id (default: MODEL_ID, else a current Claude model)",
     "  --cwd DIR           where tools run (default: the directory pnpm was started from)",
     `  --bash-timeout S    seconds before a bash command is killed (default ${DEFAULT_BASH_TIMEOUT_SECONDS})`,
+    "  --model-timeout S   seconds of silence from the model before a call fails (a stream: between",
+    `                      events; a whole response: in total; default ${DEFAULT_MODEL_TIMEOUT_SECONDS}, not retried)`,
     ...extras.map((e) => `  ${e.help}`),
     "  -h, --help          show this help",
     "",
