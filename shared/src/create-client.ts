@@ -76,7 +76,10 @@ export function createClient(options: CreateClientOptions = {}): ClientChoice {
   const env = loadEnv(options.env ?? process.env, options.envFile);
   const model = options.model ?? env.values.MODEL_ID ?? DEFAULT_MODEL;
   // setTimeout fires at once beyond 2^31-1 ms, and the SDK wants whole milliseconds
-  const timeoutMs = Math.min(Math.max(Math.round((options.modelTimeoutSeconds ?? DEFAULT_MODEL_TIMEOUT_SECONDS) * 1000), 1), 2 ** 31 - 1);
+  const timeoutMs = Math.min(
+    Math.max(Math.round((options.modelTimeoutSeconds ?? DEFAULT_MODEL_TIMEOUT_SECONDS) * 1000), 1),
+    2 ** 31 - 1,
+  );
   const guarded = { timeout: timeoutMs, middleware: [endpointGuard({ timeoutMs })] };
 
   const credential = options.offline
@@ -97,7 +100,9 @@ export function createClient(options: CreateClientOptions = {}): ClientChoice {
   const baseURL = env.values.ANTHROPIC_BASE_URL?.trim();
   const keySource = `${credential.name} from ${env.sourceOf(credential.name)}`;
   const client = new Anthropic({ [credential.option]: credential.value, ...(baseURL ? { baseURL } : {}), ...guarded });
-  const endpoint = baseURL ? `${baseURL} (ANTHROPIC_BASE_URL from ${env.sourceOf("ANTHROPIC_BASE_URL")})` : DEFAULT_BASE_URL;
+  const endpoint = baseURL
+    ? `${baseURL} (ANTHROPIC_BASE_URL from ${env.sourceOf("ANTHROPIC_BASE_URL")})`
+    : DEFAULT_BASE_URL;
   return {
     client,
     model,

@@ -249,7 +249,9 @@ function notMessagesApi(url: string, what: string, bytes: Uint8Array): EndpointE
 
 /** The start of a body on one line, quoted, for an error message. */
 function excerpt(bytes: Uint8Array): string {
-  const text = decode(bytes.subarray(0, EXCERPT_CHARS * 4)).replace(/\s+/g, " ").trim();
+  const text = decode(bytes.subarray(0, EXCERPT_CHARS * 4))
+    .replace(/\s+/g, " ")
+    .trim();
   if (text === "") return "an empty body";
   const chars = Array.from(text);
   return JSON.stringify(chars.length > EXCERPT_CHARS ? `${chars.slice(0, EXCERPT_CHARS).join("")}…` : text);

@@ -65,7 +65,11 @@ describe("describeError", () => {
 
   it.each([
     ["ENOTFOUND", "getaddrinfo ENOTFOUND api.example.invalid", "no such host (ENOTFOUND)"],
-    ["DEPTH_ZERO_SELF_SIGNED_CERT", "self-signed certificate", "its TLS certificate is self-signed (DEPTH_ZERO_SELF_SIGNED_CERT)"],
+    [
+      "DEPTH_ZERO_SELF_SIGNED_CERT",
+      "self-signed certificate",
+      "its TLS certificate is self-signed (DEPTH_ZERO_SELF_SIGNED_CERT)",
+    ],
     ["EWHATEVER", "something new", "something new (EWHATEVER)"],
   ])("walks the causes of fetch failed down to the system error %s", async (code, message, reason) => {
     const system = Object.assign(new Error(message), { code });
@@ -79,7 +83,9 @@ describe("describeError", () => {
     const refused = Object.assign(new Error("connect ECONNREFUSED ::1:8080"), { code: "ECONNREFUSED" });
     const all = new AggregateError([refused]);
     const error = await errorFrom(() => Promise.reject(new TypeError("fetch failed", { cause: all })));
-    expect(describeError(error, { baseURL: "http://localhost:8080" })).toMatch(/: connection refused: .*\(ECONNREFUSED\)/);
+    expect(describeError(error, { baseURL: "http://localhost:8080" })).toMatch(
+      /: connection refused: .*\(ECONNREFUSED\)/,
+    );
   });
 
   it("says a base URL needs a scheme", async () => {
@@ -135,7 +141,7 @@ describe("describeError", () => {
       async () => new Response(page, { status: 502, headers: { "content-type": "text/html; charset=utf-8" } }),
     );
     expect(describeError(error, { baseURL: "http://proxy.test" })).toBe(
-      'http://proxy.test answered 502 text/html, not a Messages API error: ' +
+      "http://proxy.test answered 502 text/html, not a Messages API error: " +
         '"<html> <head><title>502 Bad Gateway</title></head> <body>bad gateway</body> </html>" (after retries)',
     );
   });

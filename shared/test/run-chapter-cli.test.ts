@@ -159,7 +159,8 @@ describe("runChapterCli", () => {
       await runChapterCli(chapter, ["go"], io);
       // the CLI still reads the repository's .env: a key there means the API (no request is sent here)
       const { values } = loadEnv({});
-      if (values.ANTHROPIC_API_KEY || values.ANTHROPIC_AUTH_TOKEN) expect(err()).toMatch(/^Using \S+.* with ANTHROPIC_/);
+      if (values.ANTHROPIC_API_KEY || values.ANTHROPIC_AUTH_TOKEN)
+        expect(err()).toMatch(/^Using \S+.* with ANTHROPIC_/);
       else
         expect(err()).toMatch(
           /^Using the offline scripted model \(no ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN is set\)/,

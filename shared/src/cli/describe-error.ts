@@ -36,7 +36,8 @@ export function describeError(error: unknown, context: ErrorContext = {}): strin
   // the guard's message names the URL and what came back, or how long it waited
   if (error instanceof EndpointError) return oneLine(error.message);
   if (error instanceof APIConnectionTimeoutError) return `no response from ${endpoint} in time (after retries)`;
-  if (error instanceof APIConnectionError) return `could not reach ${endpoint}: ${connectionCause(error, endpoint)} (after retries)`;
+  if (error instanceof APIConnectionError)
+    return `could not reach ${endpoint}: ${connectionCause(error, endpoint)} (after retries)`;
   if (error instanceof APIError) {
     const body = error.error as { error?: { type?: string; message?: string } } | undefined;
     if (error.status !== undefined && body === undefined) {
