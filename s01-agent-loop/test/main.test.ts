@@ -353,7 +353,7 @@ describe.concurrent("s01 CLI", { timeout: 120_000 }, () => {
     }
     expect(run.stdout).toContain(`turn budget (default ${DEFAULT_MAX_TURNS})`);
     expect(run.stdout).toContain(`(default ${DEFAULT_BASH_TIMEOUT_SECONDS})`);
-    expect(run.stdout).toContain(`default ${DEFAULT_MODEL_TIMEOUT_SECONDS}, not retried)`);
+    expect(run.stdout).toContain(`default ${DEFAULT_MODEL_TIMEOUT_SECONDS})`);
     expect(run.stdout).toContain("0 final_answer, 2 max_turns, 3 max_tokens, 1 error, 130 interrupted");
   });
 

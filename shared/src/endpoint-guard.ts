@@ -18,7 +18,7 @@
  * that fails a check, or a wait that runs out, is an `EndpointError`, which the SDK does not retry:
  * the same endpoint would answer the same way, and a timeout retried three times is three timeouts.
  */
-import type { Middleware } from "@anthropic-ai/sdk";
+import { APIError, type Middleware } from "@anthropic-ai/sdk";
 
 /** What went wrong with an endpoint. */
 export type EndpointProblem =
@@ -32,17 +32,19 @@ export type EndpointProblem =
   | "not_messages_api";
 
 /**
- * A response the client refuses, or a wait that ran out.
+ * A response the client refuses, or a wait that ran out. Like the SDK's connection and timeout
+ * errors, it is an `APIError` without a status: the call failed, and no retry of the SDK's or of
+ * a loop's that keeps `APIError`s as they are will dress it up.
  * Contract: the message is one line naming the URL that was called and what came back.
  */
-export class EndpointError extends Error {
+export class EndpointError extends APIError<undefined, undefined, undefined> {
   override name = "EndpointError";
 
   constructor(
     readonly problem: EndpointProblem,
     message: string,
   ) {
-    super(message);
+    super(undefined, undefined, message, undefined);
   }
 
   /**

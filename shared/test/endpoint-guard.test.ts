@@ -191,13 +191,14 @@ describe("endpointGuard: what is not the Messages API", () => {
     const stream = await guardedClient(url).messages.create({ ...params, stream: true });
     const streamError = await failure(drain(stream));
     expect(streamError).toBeInstanceOf(APIError);
+    expect(streamError).not.toBeInstanceOf(EndpointError);
     expect(streamError.message).toContain("Overloaded");
 
     const status = await serve(
       answer(400, "application/json", '{"type":"error","error":{"type":"invalid_request_error","message":"bad"}}'),
     );
     const statusError = await failure(guardedClient(status.url).messages.create(params));
-    expect(statusError).toBeInstanceOf(APIError);
+    expect(statusError).not.toBeInstanceOf(EndpointError);
     expect((statusError as APIError).status).toBe(400);
   });
 

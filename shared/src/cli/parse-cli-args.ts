@@ -115,7 +115,7 @@ export function usage(command: string, summary: string, extras: ExtraOption[] = 
     "  --cwd DIR           where tools run (default: the directory pnpm was started from)",
     `  --bash-timeout S    seconds before a bash command is killed (default ${DEFAULT_BASH_TIMEOUT_SECONDS})`,
     "  --model-timeout S   seconds of silence from the model before a call fails (a stream: between",
-    `                      events; a whole response: in total; default ${DEFAULT_MODEL_TIMEOUT_SECONDS}, not retried)`,
+    `                      events; a whole response: in total; default ${DEFAULT_MODEL_TIMEOUT_SECONDS})`,
     ...extras.map((e) => `  ${e.help}`),
     "  -h, --help          show this help",
     "",
