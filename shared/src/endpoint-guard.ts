@@ -110,7 +110,8 @@ export function endpointGuard(options: EndpointGuardOptions): Middleware {
     if (body.end === "limit") {
       throw new EndpointError("not_messages_api", `${url} answered more than ${maxBodyBytes} bytes`);
     }
-    const whole = new Response(response.status === 204 ? null : body.bytes, response);
+    // a Response with one of these statuses may not have a body, not even an empty one
+    const whole = new Response([204, 205, 304].includes(response.status) ? null : body.bytes, response);
     if (!response.ok || !/\/messages$/.test(new URL(url).pathname)) return whole;
     const answered = `answered ${response.status} ${type ?? "with no content type"}`;
     if (type !== "application/json" && !type?.endsWith("+json")) {
@@ -200,7 +201,7 @@ async function readBody(
   body: ReadableStream<Uint8Array> | null,
   limit: number,
   ms: number,
-): Promise<{ bytes: Uint8Array; end: "done" | "limit" | "time" }> {
+): Promise<{ bytes: Uint8Array<ArrayBuffer>; end: "done" | "limit" | "time" }> {
   if (!body) return { bytes: new Uint8Array(), end: "done" };
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];

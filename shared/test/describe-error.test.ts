@@ -146,6 +146,14 @@ describe("describeError", () => {
     );
   });
 
+  it("points to ANTHROPIC_BASE_URL when a path is not found", async () => {
+    const error = await errorFrom(async () => new Response("404 page not found", { status: 404 }));
+    expect(describeError(error, { baseURL: "http://localhost:11434/v1" })).toBe(
+      'http://localhost:11434/v1 answered 404 text/plain, not a Messages API error: "404 page not found"; ' +
+        "check ANTHROPIC_BASE_URL (the client adds /v1/messages to it)",
+    );
+  });
+
   it("clips a long error body", async () => {
     const error = await errorFrom(async () => new Response("x".repeat(5000), { status: 403 }));
     const line = describeError(error);

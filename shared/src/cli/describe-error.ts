@@ -45,7 +45,9 @@ export function describeError(error: unknown, context: ErrorContext = {}): strin
       const type = error.headers?.get("content-type")?.split(";")[0] || "with no content type";
       const text = oneLine(error.message.replace(/^\d+ /, "")).slice(0, 100);
       const retried = error.status === 429 || error.status >= 500 ? " (after retries)" : "";
-      return `${endpoint} answered ${error.status} ${type}, not a Messages API error: ${JSON.stringify(text)}${retried}`;
+      // a base URL ending in /v1 makes /v1/v1/messages: the SDK adds the path itself
+      const hint = error.status === 404 ? "; check ANTHROPIC_BASE_URL (the client adds /v1/messages to it)" : "";
+      return `${endpoint} answered ${error.status} ${type}, not a Messages API error: ${JSON.stringify(text)}${retried}${hint}`;
     }
     const type = body?.error?.type ?? error.type ?? "error";
     // a compatible server's message may span lines: keep them on one
