@@ -277,7 +277,6 @@ describe.concurrent("s01 CLI", { timeout: 120_000 }, () => {
   });
 
   it("gives up on an endpoint that never answers after --model-timeout, without retrying", async () => {
-    const started = Date.now();
     const { run, requests } = await withEndpoint(
       () => {}, // accepts the connection, never answers
       (env) => runCli(["--model-timeout", "0.5", "--cwd", workDir(), "hello"], { env }),
@@ -285,8 +284,7 @@ describe.concurrent("s01 CLI", { timeout: 120_000 }, () => {
     expect(run.code).toBe(1);
     const url = lines(run.stderr)[0].split(" ")[1];
     expect(lines(run.stderr)).toEqual([startLine(url), `s01: error: no response from ${url}/v1/messages within 0.5 s`]);
-    expect(requests).toBe(1);
-    expect(Date.now() - started).toBeLessThan(60_000); // the SDK's own default would hold it for 10 minutes
+    expect(requests).toBe(1); // a timeout is not sent again
   });
 
   it('names why an endpoint cannot be reached: fetch refuses port 9 ("bad port")', async () => {

@@ -281,12 +281,12 @@ describe("s02 CLI", { timeout: 120_000 }, () => {
         const delta = { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Half an ans" } };
         res.write(encodeSse({ event: "content_block_delta", data: delta })); // and then nothing
       });
-      const { code, stdout, stderr } = await runCli(["--model-timeout", "0.5", "--cwd", demoDir(), "hi"], env);
+      const { code, stdout, stderr } = await runCli(["--model-timeout", "2", "--cwd", demoDir(), "hi"], env);
       expect(code).toBe(1);
       expect(stdout).toContain("Half an ans");
       expect(stderr.split("\n")[1]).toBe(
         "s02: error: the stream failed after its content had started " +
-          `(the stream from ${url}/v1/messages was silent for 0.5 s)`,
+          `(the stream from ${url}/v1/messages was silent for 2 s)`,
       );
       expect(seen.requests).toBe(1); // content had arrived: not sent again
     });
@@ -296,9 +296,9 @@ describe("s02 CLI", { timeout: 120_000 }, () => {
         res.writeHead(200, { "content-type": "text/event-stream" });
         res.write(encodeSse({ event: "ping", data: { type: "ping" } })); // and then nothing
       });
-      const { code, stderr } = await runCli(["--model-timeout", "0.3", "--cwd", demoDir(), "hi"], env);
+      const { code, stderr } = await runCli(["--model-timeout", "1", "--cwd", demoDir(), "hi"], env);
       expect(code).toBe(1);
-      expect(stderr.split("\n")[1]).toBe(`s02: error: the stream from ${url}/v1/messages was silent for 0.3 s`);
+      expect(stderr.split("\n")[1]).toBe(`s02: error: the stream from ${url}/v1/messages was silent for 1 s`);
       expect(seen.requests).toBe(3); // the first attempt and STREAM_RETRIES more: three times the timeout
     });
 

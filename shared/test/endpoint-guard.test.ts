@@ -243,13 +243,11 @@ describe("endpointGuard: what is not the Messages API", () => {
 describe("endpointGuard: waits", () => {
   it("gives up on a server that accepts and never answers, after the timeout, once", async () => {
     const { url, seen } = await serve(() => {}); // holds every request open
-    const started = Date.now();
     const error = await failure(guardedClient(url, 300).messages.create(params));
     expect(error).toBeInstanceOf(EndpointError);
     expect((error as EndpointError).problem).toBe("no_response");
     expect(error.message).toBe(`no response from ${url}/v1/messages within 0.3 s`);
     expect(seen.requests).toBe(1); // a timeout is not retried: three would be three timeouts
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it("gives up on a stream whose headers never come", async () => {
@@ -263,9 +261,9 @@ describe("endpointGuard: waits", () => {
       res.writeHead(200, { "content-type": "application/json" });
       res.write('{"type":"message","content":[');
     });
-    const error = await failure(guardedClient(url, 300).messages.create(params));
+    const error = await failure(guardedClient(url, 1000).messages.create(params));
     expect((error as EndpointError).problem).toBe("slow_response");
-    expect(error.message).toBe(`the response from ${url}/v1/messages did not finish within 0.3 s`);
+    expect(error.message).toBe(`the response from ${url}/v1/messages did not finish within 1 s`);
     expect(seen.requests).toBe(1);
   });
 
@@ -274,8 +272,8 @@ describe("endpointGuard: waits", () => {
       res.writeHead(400, { "content-type": "text/html" });
       res.write("<html>");
     });
-    const error = await failure(guardedClient(url, 300).messages.create(params));
-    expect(error.message).toBe(`the response from ${url}/v1/messages did not finish within 0.3 s`);
+    const error = await failure(guardedClient(url, 1000).messages.create(params));
+    expect(error.message).toBe(`the response from ${url}/v1/messages did not finish within 1 s`);
   });
 
   it("gives up on a stream silent for longer than the timeout, after passing on what came", async () => {
@@ -283,7 +281,7 @@ describe("endpointGuard: waits", () => {
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write(MESSAGE_START);
     });
-    const stream = await guardedClient(url, 300).messages.create({ ...params, stream: true });
+    const stream = await guardedClient(url, 1000).messages.create({ ...params, stream: true });
     const types: string[] = [];
     const error = await failure(
       (async () => {
@@ -292,18 +290,18 @@ describe("endpointGuard: waits", () => {
     );
     expect(types).toEqual(["message_start"]);
     expect((error as EndpointError).problem).toBe("silent_stream");
-    expect(error.message).toBe(`the stream from ${url}/v1/messages was silent for 0.3 s`);
+    expect(error.message).toBe(`the stream from ${url}/v1/messages was silent for 1 s`);
   });
 
   it("does not take a slow reader for a silent server", async () => {
     const model = new ScriptedModel({ script: [textReply("a reply in several pieces, read slowly")] });
     const server = await startScriptedServer(model);
     closers.push(() => server.close());
-    const stream = await guardedClient(server.url, 100).messages.create({ ...params, stream: true });
+    const stream = await guardedClient(server.url, 500).messages.create({ ...params, stream: true });
     const types: string[] = [];
     for await (const event of stream) {
       types.push(event.type);
-      if (types.length === 2) await new Promise((resolve) => setTimeout(resolve, 300)); // 3x the timeout
+      if (types.length === 2) await new Promise((resolve) => setTimeout(resolve, 1500)); // 3x the timeout
     }
     expect(types.at(-1)).toBe("message_stop");
   });
@@ -312,7 +310,7 @@ describe("endpointGuard: waits", () => {
     const silent = await serve(() => {});
     const before = new AbortController();
     setTimeout(() => before.abort(), 50);
-    const call = guardedClient(silent.url, 5000).messages.create(params, { signal: before.signal });
+    const call = guardedClient(silent.url, 60_000).messages.create(params, { signal: before.signal });
     expect(await failure(call)).toBeInstanceOf(APIUserAbortError);
 
     const stalled = await serve((_req, res) => {
@@ -320,14 +318,12 @@ describe("endpointGuard: waits", () => {
       res.write(MESSAGE_START);
     });
     const during = new AbortController();
-    const stream = await guardedClient(stalled.url, 5000).messages.create(
+    const stream = await guardedClient(stalled.url, 60_000).messages.create(
       { ...params, stream: true },
       { signal: during.signal },
     );
     setTimeout(() => during.abort(), 50);
-    // the SDK ends an aborted stream quietly: no EndpointError, no wait for the timeout
-    const started = Date.now();
+    // the SDK ends an aborted stream quietly: no EndpointError (and no wait for the guard's minute)
     expect(await drain(stream)).toEqual(["message_start"]);
-    expect(Date.now() - started).toBeLessThan(2000);
   });
 });
