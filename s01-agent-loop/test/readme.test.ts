@@ -12,8 +12,10 @@ import {
   DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_MAX_TOKENS,
   DEFAULT_MAX_TURNS,
+  DEFAULT_MODEL_TIMEOUT_SECONDS,
   EXIT_CODES,
   exitCodeFor,
+  SHOW_ELAPSED_AFTER_MS,
   usage,
 } from "@harness/shared";
 import { codeFences, containsRun, normalisedLines, proseOf, readChapterCli, sourceLines } from "@harness/testkit";
@@ -54,7 +56,17 @@ const NUMBERS: { what: string; value: number; patterns: RegExp[] }[] = [
   {
     what: "the bash timeout in seconds",
     value: DEFAULT_BASH_TIMEOUT_SECONDS,
-    patterns: [/(\d+)\s*(?:s|seconds?|秒)(?![A-Za-z0-9])/g],
+    patterns: [/(\d+)\s*(?:s|秒)[,，]\s*`--bash-timeout`/g],
+  },
+  {
+    what: "the model timeout in seconds",
+    value: DEFAULT_MODEL_TIMEOUT_SECONDS,
+    patterns: [/(\d+)\s*(?:s|秒)[,，]\s*`--model-timeout`/g],
+  },
+  {
+    what: "the wait after which the spinner counts seconds",
+    value: SHOW_ELAPSED_AFTER_MS / 1000,
+    patterns: [/(?:passes|超过)\s*(\d+)\s*(?:s|秒)/g],
   },
   {
     what: "the output cap in bytes",
@@ -75,6 +87,19 @@ describe.each(READMES)("%s", (name) => {
     const found = patterns.flatMap((pattern) => captures(proseOf(text), pattern));
     expect(found.length).toBeGreaterThan(0);
     for (const n of found) expect(n).toBe(value);
+  });
+
+  it("states no number of seconds but those above", () => {
+    const known = [DEFAULT_BASH_TIMEOUT_SECONDS, DEFAULT_MODEL_TIMEOUT_SECONDS, SHOW_ELAPSED_AFTER_MS / 1000];
+    const found = captures(proseOf(text), /(\d+)\s*(?:s|seconds?|秒)(?![A-Za-z0-9])/g);
+    expect(found.length).toBeGreaterThan(0);
+    for (const n of found) expect(known).toContain(n);
+  });
+
+  it("shows the model timeout's default in its sample error line", () => {
+    const samples = codeFences(text, "text").join("\n");
+    const shown = captures(samples, /within (\d+) s$/gm);
+    expect(shown).toEqual([DEFAULT_MODEL_TIMEOUT_SECONDS]);
   });
 
   it("lists each exit status as the CLI maps it", () => {

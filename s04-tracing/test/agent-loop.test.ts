@@ -3,7 +3,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { defineTool, readFileTool, toolMap } from "@harness/s02-tool-dispatch";
-import { isValidHistory, reply, ScriptedModel, text, textReply, toolOutput, toolUse } from "@harness/shared";
+import {
+  isValidHistory,
+  reply,
+  SCRIPTED_MODEL_ID,
+  ScriptedModel,
+  text,
+  textReply,
+  toolOutput,
+  toolUse,
+} from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { agentLoop } from "../src/agent-loop.ts";
@@ -95,7 +104,7 @@ describe("agentLoop with a trace", () => {
     expect(isValidHistory(messages)).toBe(true);
   });
 
-  it("records the response: content, provider stop reason and usage", async () => {
+  it("records the response: content, provider stop reason, usage, and the model that answered", async () => {
     const { trace, messages } = await scriptedTrace([
       reply([text("Let me look."), toolUse("read_file", { path: "notes.txt" })], {
         usage: { input_tokens: 120, output_tokens: 30 },
@@ -103,9 +112,10 @@ describe("agentLoop with a trace", () => {
       textReply("Alpha and beta.", { usage: { input_tokens: 200, output_tokens: 7 } }),
     ]);
     const [first, second] = iterations(trace.records);
+    expect(first.request.model).toBe("test-model");
     expect(first.response).toMatchObject({
       id: "msg_scripted_0001",
-      model: "test-model",
+      model: SCRIPTED_MODEL_ID, // not the id the request named: a trace never passes it off as Claude
       stopReason: "tool_use",
       usage: { inputTokens: 120, outputTokens: 30 },
     });

@@ -54,6 +54,8 @@ describe.each(READMES)("%s", (name) => {
         ),
       ].sort();
     expect(relevant(keyPaths(sample))).toEqual(relevant(keyPaths(real)));
+    // offline, the model that answered is the scripted one, whatever the request named
+    expect(sample.response.model).toBe(real.response.model);
     expect(isValidHistory(messages)).toBe(true);
   });
 

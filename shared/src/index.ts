@@ -12,6 +12,7 @@ export * from "./cli/run-chapter-cli.ts";
 export * from "./cli/terminal-view.ts";
 export * from "./create-client.ts";
 export * from "./denied-command.ts";
+export * from "./endpoint-guard.ts";
 export * from "./history-problems.ts";
 export * from "./load-env.ts";
 export * from "./loop-defaults.ts";

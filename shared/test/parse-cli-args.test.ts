@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ExtraOption, parseCliArgs, UsageError, usage } from "../src/cli/parse-cli-args.ts";
-import { DEFAULT_MODEL } from "../src/create-client.ts";
+import { DEFAULT_MODEL, DEFAULT_MODEL_TIMEOUT_SECONDS } from "../src/create-client.ts";
 import { DEFAULT_MAX_TURNS } from "../src/loop-defaults.ts";
 import { DEFAULT_BASH_TIMEOUT_SECONDS } from "../src/run-bash.ts";
 
@@ -37,11 +37,13 @@ describe("parseCliArgs", () => {
       model: undefined,
       cwd: root,
       bashTimeoutSeconds: DEFAULT_BASH_TIMEOUT_SECONDS,
+      modelTimeoutSeconds: DEFAULT_MODEL_TIMEOUT_SECONDS,
       help: false,
       extra: {},
     });
     expect(DEFAULT_MAX_TURNS).toBe(8);
     expect(DEFAULT_BASH_TIMEOUT_SECONDS).toBe(120);
+    expect(DEFAULT_MODEL_TIMEOUT_SECONDS).toBe(120);
   });
 
   it("joins the words of the prompt", () => {
@@ -75,6 +77,8 @@ describe("parseCliArgs", () => {
       "--cwd",
       "sub",
       "--bash-timeout=2.5",
+      "--model-timeout",
+      "0.5",
       "hello",
     ]);
     expect(options).toMatchObject({
@@ -85,6 +89,7 @@ describe("parseCliArgs", () => {
       model: "claude-x",
       cwd: join(root, "sub"),
       bashTimeoutSeconds: 2.5,
+      modelTimeoutSeconds: 0.5,
       help: false,
     });
   });
@@ -119,6 +124,9 @@ describe("parseCliArgs", () => {
     [["--bash-timeout", "Infinity"], "--bash-timeout expects a positive number of seconds, got Infinity"],
     [["--bash-timeout", "soon"], "--bash-timeout expects a positive number of seconds, got soon"],
     [["--bash-timeout", " "], '--bash-timeout expects a positive number of seconds, got " "'],
+    [["--model-timeout", "0"], "--model-timeout expects a positive number of seconds, got 0"],
+    [["--model-timeout", "-2"], "--model-timeout expects a positive number of seconds, got -2"],
+    [["--model-timeout", "later"], "--model-timeout expects a positive number of seconds, got later"],
   ])("refuses %j with one clear line", (argv, message) => {
     expect(usageError(argv).message).toBe(message);
   });

@@ -48,7 +48,7 @@ describe("ScriptedModel through the real SDK", () => {
         id: "msg_scripted_0001",
         type: "message",
         role: "assistant",
-        model: "claude-test",
+        model: SCRIPTED_MODEL_ID,
         content: [{ type: "text", text: "Hello." }],
         stop_reason: "end_turn",
         stop_sequence: null,
@@ -94,10 +94,20 @@ describe("ScriptedModel through the real SDK", () => {
       expect(message.usage.output_tokens).toBeGreaterThan(0);
     });
 
-    it("answers as the model the request names, or as the model it was given", async () => {
+    it("answers under its own model id, never the Claude id the request names", async () => {
+      const { client } = scripted([textReply("a"), textReply("b")]);
+      expect(params().model).toBe("claude-test");
+      expect((await client.messages.create(params())).model).toBe(SCRIPTED_MODEL_ID);
+      const stream = await client.messages.create({ ...params(), stream: true });
+      for await (const event of stream) {
+        if (event.type === "message_start") expect(event.message.model).toBe(SCRIPTED_MODEL_ID);
+      }
+      expect(SCRIPTED_MODEL_ID).toBe("scripted-model");
+    });
+
+    it("answers as the model it was given", async () => {
       const fixed = new ScriptedModel({ script: [textReply("a")], model: "pinned-model" });
       expect((await fixed.client().messages.create(params())).model).toBe("pinned-model");
-      expect(SCRIPTED_MODEL_ID).toBe("scripted-model");
     });
 
     it("sends thinking with its signature and blocks of other types as written", async () => {

@@ -4,7 +4,7 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { DEFAULT_MODEL } from "../create-client.ts";
+import { DEFAULT_MODEL, DEFAULT_MODEL_TIMEOUT_SECONDS } from "../create-client.ts";
 import { DEFAULT_MAX_TURNS } from "../loop-defaults.ts";
 import { DEFAULT_BASH_TIMEOUT_SECONDS } from "../run-bash.ts";
 import { EXIT_CODES, type ExitCodes } from "./exit-code-for.ts";
@@ -21,6 +21,8 @@ export interface CliOptions {
   /** Absolute directory the tools run in. */
   cwd: string;
   bashTimeoutSeconds: number;
+  /** Seconds to wait for the model: a whole response in total, a stream between events. */
+  modelTimeoutSeconds: number;
   help: boolean;
   /**
    * Chapter options beyond the contract (for example s04's `--trace`): a string, `true` for a
@@ -53,6 +55,7 @@ const CONTRACT_OPTIONS = {
   model: { type: "string" },
   cwd: { type: "string" },
   "bash-timeout": { type: "string" },
+  "model-timeout": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -103,6 +106,10 @@ export function parseCliArgs(
       v["bash-timeout"] === undefined || v.help
         ? DEFAULT_BASH_TIMEOUT_SECONDS
         : positiveNumber("--bash-timeout", v["bash-timeout"] as string),
+    modelTimeoutSeconds:
+      v["model-timeout"] === undefined || v.help
+        ? DEFAULT_MODEL_TIMEOUT_SECONDS
+        : positiveNumber("--model-timeout", v["model-timeout"] as string),
     help: v.help === true,
     extra: Object.fromEntries(extras.map((e) => [e.name, alone.has(e.name) ? (v[e.name] ?? true) : v[e.name]])),
   };
@@ -181,6 +188,8 @@ export function usage(command: string, summary: string, extras: ExtraOption[] = 
     `  --model ID          model id (default: MODEL_ID, else ${DEFAULT_MODEL})`,
     "  --cwd DIR           where tools run (default: the directory pnpm was started from)",
     `  --bash-timeout S    seconds before a bash command is killed (default ${DEFAULT_BASH_TIMEOUT_SECONDS})`,
+    "  --model-timeout S   seconds of silence from the model before a call fails (a stream: between",
+    `                      events; a whole response: in total; default ${DEFAULT_MODEL_TIMEOUT_SECONDS})`,
     ...extras.map((e) => `  ${e.help}`),
     "  -h, --help          show this help",
     "",

@@ -112,9 +112,14 @@ export async function runChapterCli<R extends string>(
     io.stdout.write(`${usage(chapter.command, chapter.summary, chapter.extraOptions, chapter.exitCodes)}\n`);
     return 0;
   }
-  const choice = createClient({ offline: options.offline, model: options.model, env: io.env });
-  if (choice.notice) io.stderr.write(`${choice.notice}\n`);
-  const view = new TerminalView(io);
+  const choice = createClient({
+    offline: options.offline,
+    model: options.model,
+    modelTimeoutSeconds: options.modelTimeoutSeconds,
+    env: io.env,
+  });
+  io.stderr.write(`${choice.notice}\n`);
+  const view = new TerminalView(io, { estimatedTokens: choice.kind === "scripted" });
   const terminal = io.stdin.isTTY === true;
   const exit = io.exit ?? ((code: number) => process.exit(code));
 

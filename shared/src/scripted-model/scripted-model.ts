@@ -32,11 +32,14 @@ export interface ScriptedModelOptions {
   script?: ScriptStep[];
   /** Asked for a reply once the script is empty. Without one, an empty script is a 400 error. */
   brain?: Brain;
-  /** The model id reported in responses (default: the id the request asked for). */
+  /**
+   * The model id reported in responses (default `SCRIPTED_MODEL_ID`): never the Claude id the
+   * request asked for, so a response or a trace never passes the scripted model off as Claude.
+   */
   model?: string;
 }
 
-/** The model id the scripted model answers as when a request names none. */
+/** The model id the scripted model answers under, whatever model the request named. */
 export const SCRIPTED_MODEL_ID = "scripted-model";
 
 /** A deterministic stand-in for the Messages API. */
@@ -105,7 +108,7 @@ export class ScriptedModel {
 
     const ctx: WireContext = {
       messageId: `msg_scripted_${String(n).padStart(4, "0")}`,
-      model: this.model ?? body.model ?? SCRIPTED_MODEL_ID,
+      model: this.model ?? SCRIPTED_MODEL_ID,
       toolUseId: (i) => `toolu_scripted_${String(n).padStart(4, "0")}_${i}`,
       inputTokens: Math.ceil(JSON.stringify([body.system ?? "", body.tools ?? [], body.messages]).length / 4),
     };
