@@ -50,7 +50,7 @@ export const globTool = defineTool({
         else if (entry.kind === "file" && isMatch(relative(base.path, entry.path))) files.push(entry.path);
       }
     }
-    if (signal.aborted) return codedError("interrupted", "the user interrupted the search.");
+    if (signal?.aborted) return codedError("interrupted", "the user interrupted the search.");
     const skipped = skippedNotes(unlisted);
     const dated = await Promise.all(
       files.map(async (file) => ({ file, mtime: (await stat(file).catch(() => null))?.mtimeMs ?? 0 })),

@@ -89,7 +89,7 @@ export interface SearchOptions {
   /** Only files under `root` that match this glob; without a slash it matches the name at any depth. */
   include?: string;
   matcher: LineMatcher;
-  signal: AbortSignal;
+  signal?: AbortSignal;
 }
 
 /** What a search found. */
@@ -157,11 +157,11 @@ export async function searchFiles(options: SearchOptions): Promise<Search> {
       search.skipped.push(`${rel} line ${longLine} past its first ${MAX_SEARCHED_LINE_LENGTH} characters.`);
     }
   }
-  return { ...search, interrupted: signal.aborted };
+  return { ...search, interrupted: signal?.aborted === true };
 }
 
 /** The walk under a directory, or the one file (or pipe) a path names. */
-async function* entriesOf(cwd: string, root: string, signal: AbortSignal): AsyncGenerator<WalkEntry> {
+async function* entriesOf(cwd: string, root: string, signal?: AbortSignal): AsyncGenerator<WalkEntry> {
   const info = await stat(root);
   if (info.isDirectory()) yield* walkFiles(cwd, root, signal);
   else yield { kind: info.isFile() ? "file" : "not_a_file", path: root };

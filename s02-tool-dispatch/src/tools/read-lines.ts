@@ -25,7 +25,7 @@ export interface ReadLinesOptions {
   /** Characters kept of one line; the rest of the line is dropped and the line marked cut. */
   maxLineLength: number;
   /** Checked between chunks: Ctrl-C stops a read of a big file. */
-  signal: AbortSignal;
+  signal?: AbortSignal;
 }
 
 /**
@@ -53,7 +53,7 @@ export async function readLines(
     }
   };
   for (let position = 0; ; ) {
-    if (options.signal.aborted) return { kind: "interrupted" };
+    if (options.signal?.aborted) return { kind: "interrupted" };
     const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
     position += bytesRead;
     const end = bytesRead < CHUNK_BYTES; // a regular file reads short only at its end

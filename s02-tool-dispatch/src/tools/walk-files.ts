@@ -36,7 +36,7 @@ const NEVER_SEARCHED = new Set([".git", HARNESS_DIRECTORY]);
  * Contract: never enters .git/ or .harness/; never yields a path whose real path is outside `cwd`;
  * stops when `signal` fires.
  */
-export async function* walkFiles(cwd: string, root: string, signal: AbortSignal): AsyncGenerator<WalkEntry> {
+export async function* walkFiles(cwd: string, root: string, signal?: AbortSignal): AsyncGenerator<WalkEntry> {
   if (!resolveInWorkdir(cwd, root).ok) return; // a root reached through a link that leads out, or .harness/
   const levels: Rules[] = await rulesOf(cwd, true);
   for (let dir = cwd; dir !== root; ) {
@@ -50,8 +50,8 @@ export async function* walkFiles(cwd: string, root: string, signal: AbortSignal)
   yield* walk(cwd, root, levels, signal);
 }
 
-async function* walk(cwd: string, dir: string, levels: Rules[], signal: AbortSignal): AsyncGenerator<WalkEntry> {
-  if (signal.aborted) return;
+async function* walk(cwd: string, dir: string, levels: Rules[], signal?: AbortSignal): AsyncGenerator<WalkEntry> {
+  if (signal?.aborted) return;
   const entries = await readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => error);
   if (entries instanceof Error) {
     const reason = `${relative(cwd, dir) || "."}/ could not be listed (${entries.code}).`;

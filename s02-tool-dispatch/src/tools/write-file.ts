@@ -53,7 +53,7 @@ async function createNew(path: string): Promise<FileHandle | null> {
 }
 
 /** Open an existing file to overwrite it if read_file could read it; otherwise the error saying why not. */
-async function openToOverwrite(path: string, shown: string, signal: AbortSignal): Promise<FileHandle | ToolResult> {
+async function openToOverwrite(path: string, shown: string, signal?: AbortSignal): Promise<FileHandle | ToolResult> {
   const opened = await openRegularFile(path, shown, "write");
   if (!opened.ok) return codedError(opened.code, opened.reason);
   const read = await readLines(opened.handle, { strict: true, maxLineLength: 0, signal }, () => {}).catch(
