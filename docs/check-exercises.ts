@@ -86,7 +86,10 @@ function check(chapter: Chapter, exercise: Exercise): boolean {
   if (occurrences(original, exercise.find) !== 1) {
     outcome = { ok: false, summary: `find does not occur exactly once in ${exercise.file}` };
   } else {
-    writeFileSync(file, original.replace(exercise.find, () => exercise.replace));
+    writeFileSync(
+      file,
+      original.replace(exercise.find, () => exercise.replace),
+    );
     try {
       const run = spawnSync(
         "pnpm",

@@ -102,18 +102,27 @@ export function checkManifest(
   const exercises: Exercise[] = [];
   value.forEach((entry: Partial<Record<keyof Exercise, unknown>>, index) => {
     const where = `${MANIFEST}, exercise ${index + 1}`;
-    const strings = ["file", "find", "replace", "test"] as const;
-    const missing = strings.filter((key) => typeof entry?.[key] !== "string");
-    if (missing.length > 0) return problem(`${where}: ${missing.join(", ")} must be text`);
-    if (entry.id !== index + 1) return problem(`${where}: id is ${String(entry.id)}; ids count 1, 2, 3, ... in order`);
-    if (entry.expect !== "fail" && entry.expect !== "pass") {
-      return problem(`${where}: expect is ${JSON.stringify(entry.expect)}; it must be "fail" or "pass"`);
+    const shape = shapeProblem(entry, index + 1);
+    if (shape) {
+      problem(`${where}: ${shape}`);
+      return;
     }
     const exercise = entry as Exercise;
     exercises.push(exercise);
     for (const message of exerciseProblems(chapter.path, exercise)) problem(`${where}: ${message}`);
   });
   return { exercises, problems };
+}
+
+/** What is wrong with the shape of a manifest entry, or undefined when it is an `Exercise`. */
+function shapeProblem(entry: Partial<Record<keyof Exercise, unknown>>, id: number): string | undefined {
+  const missing = (["file", "find", "replace", "test"] as const).filter((key) => typeof entry?.[key] !== "string");
+  if (missing.length > 0) return `${missing.join(", ")} must be text`;
+  if (entry.id !== id) return `id is ${String(entry.id)}; ids count 1, 2, 3, ... in order`;
+  if (entry.expect !== "fail" && entry.expect !== "pass") {
+    return `expect is ${JSON.stringify(entry.expect)}; it must be "fail" or "pass"`;
+  }
+  return undefined;
 }
 
 /** What is wrong with one well-shaped exercise against the chapter's files. */
@@ -168,7 +177,9 @@ export function testNames(chapterPath: string): string[] {
   const names: string[] = [];
   for (const file of readdirSync(dir).filter((name) => name.endsWith(".test.ts"))) {
     const source = readFileSync(join(dir, file), "utf8");
-    for (const match of source.matchAll(/\b(?:it|test)(?:\.\w+)*(?:\([^()]*\))?\(\s*(["'`])((?:\\.|(?!\1)[^\\])*)\1/g)) {
+    for (const match of source.matchAll(
+      /\b(?:it|test)(?:\.\w+)*(?:\([^()]*\))?\(\s*(["'`])((?:\\.|(?!\1)[^\\])*)\1/g,
+    )) {
       names.push(match[2].replace(/\\(.)/g, "$1"));
     }
   }
@@ -229,7 +240,9 @@ export function writtenExerciseProblems(
   const numbers = written.map((item) => item.number);
   const expected = exercises.map((exercise) => exercise.id);
   if (numbers.join() !== expected.join()) {
-    problems.push(problem(`its exercises are numbered ${numbers.join(", ") || "(none)"}; ${MANIFEST} has ${expected.join(", ")}`));
+    problems.push(
+      problem(`its exercises are numbered ${numbers.join(", ") || "(none)"}; ${MANIFEST} has ${expected.join(", ")}`),
+    );
   }
   for (const exercise of exercises) {
     const item = written.find((entry) => entry.number === exercise.id);
