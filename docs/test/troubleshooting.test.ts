@@ -205,6 +205,26 @@ describe.concurrent("what the troubleshooting page quotes", { timeout: 120_000 }
     expectQuoted(PAGES.troubleshooting, textOnly.stdout);
   });
 
+  it("the first run to compare a local model's with: the scripted model's, token counts aside", async () => {
+    const scripted = await run(process.execPath, [
+      "--import",
+      "tsx",
+      "s01-agent-loop/src/main.ts",
+      "--offline",
+      "--cwd",
+      play,
+      PROMPT,
+    ]);
+    expect(scripted.code).toBe(0);
+    const summary = scripted.stdout.at(-1)!;
+    expect(summary).toMatch(/^── final_answer · 2 turns · 1 tool call · \d+ in \/ \d+ out tokens$/);
+    expectQuoted(PAGES.localModels, scripted.stdout.slice(0, -1));
+    for (const page of PAGES.localModels) {
+      const text = readFileSync(join(REPO_ROOT, page), "utf8");
+      expect(text).toMatch(/^── final_answer · 2 turns · 1 tool call · \d+ in \/ \d+ out tokens$/m);
+    }
+  });
+
   it("a model the server does not have, and one that does not support tools", async () => {
     const noModel = await s01Against("no-such-model");
     const noTools = await s01Against("no-tool-support");
