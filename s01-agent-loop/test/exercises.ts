@@ -6,14 +6,13 @@
  */
 export const exercises = [
   {
-    // a cut turn's tool calls get no result: the next request would be rejected by the API
+    // the calls of a cut or refused turn get no result: the next request would be rejected
     id: 1,
     file: "src/agent-loop.ts",
     find: `      if (turn.toolCalls.length > 0) {
-        messages.push({ role: "user", content: turn.toolCalls.map((call) => resultBlock(call, notRun(turn))) });
-      }
-`,
-    replace: "",
+        messages.push({ role: "user", content: turn.toolCalls.map((call) =>`,
+    replace: `      if (false) {
+        messages.push({ role: "user", content: turn.toolCalls.map((call) =>`,
     test: "never runs the cut tool_use",
     expect: "fail",
   },
@@ -21,35 +20,22 @@ export const exercises = [
     // off by one: the budget allows one model call more than it says
     id: 2,
     file: "src/agent-loop.ts",
-    find: `if (turns >= maxTurns) return result("max_turns");`,
-    replace: `if (turns > maxTurns) return result("max_turns");`,
+    find: "if (turns >= maxTurns) return",
+    replace: "if (turns > maxTurns) return",
     test: "ends with max_turns after exactly maxTurns model calls",
     expect: "fail",
   },
   {
-    // the calls of one turn run at once; the results still go back in tool_use order
+    // a call is counted before it runs: the same count, because running a tool never throws
     id: 3,
     file: "src/agent-loop.ts",
-    find: `      for (const call of turn.toolCalls) {
-        options.observer?.toolCall?.(call);
-        const output = await runTool(call, options);
+    find: `        const output = await runTool(call, options);
         toolCalls++;
-        options.observer?.toolResult?.(call, output);
-        results.push(resultBlock(call, output));
-      }
 `,
-    replace: `      const outputs = await Promise.all(
-        turn.toolCalls.map(async (call) => {
-          options.observer?.toolCall?.(call);
-          const output = await runTool(call, options);
-          options.observer?.toolResult?.(call, output);
-          return output;
-        }),
-      );
-      toolCalls += outputs.length;
-      results.push(...turn.toolCalls.map((call, i) => resultBlock(call, outputs[i])));
+    replace: `        toolCalls++;
+        const output = await runTool(call, options);
 `,
-    test: "answers several tool calls of one turn in ONE user message, in tool_use order",
+    test: "runs a tool, sends its result with the matching id, then answers",
     expect: "pass",
   },
 ];
