@@ -147,7 +147,11 @@ function expectQuoted(pages: readonly string[], quoted: string[]): void {
 describe.concurrent("what the troubleshooting page quotes", { timeout: 120_000 }, () => {
   it("no key: the offline line, and the one --offline gives", () => {
     const none = createClient({ env: {}, envFile: join(play, "no.env") });
-    const offline = createClient({ env: { ANTHROPIC_API_KEY: FAKE_KEY }, envFile: join(play, "no.env"), offline: true });
+    const offline = createClient({
+      env: { ANTHROPIC_API_KEY: FAKE_KEY },
+      envFile: join(play, "no.env"),
+      offline: true,
+    });
     expect(none.kind).toBe("scripted");
     expectQuoted(PAGES.troubleshooting, [none.notice!, offline.notice!]);
   });
