@@ -13,7 +13,7 @@
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, join, relative } from "node:path";
 import { exerciseOutcome, type VitestReport } from "./src/exercise-outcome.ts";
 import {
   type Exercise,
@@ -25,8 +25,9 @@ import {
 } from "./src/exercises.ts";
 import { type Chapter, findChapters, REPO_ROOT } from "./src/find-chapters.ts";
 
-/** Names left out of the copy, wherever they are. */
+/** Names left out of the copy, wherever they are, and paths from the root left out (what .gitignore names). */
 const NOT_COPIED = new Set(["node_modules", ".git", ".env", "docs-site", ".turbo", ".traces", "test-artifacts"]);
+const NOT_COPIED_PATHS = new Set(["bench/results"]);
 /** How long one exercise's test run may take before it is killed. */
 const RUN_LIMIT_MS = 5 * 60_000;
 
@@ -50,7 +51,10 @@ if (work.length === 0) {
 }
 
 const copy = mkdtempSync(join(tmpdir(), "harness-exercises-"));
-cpSync(REPO_ROOT, copy, { recursive: true, filter: (source) => !NOT_COPIED.has(basename(source)) });
+cpSync(REPO_ROOT, copy, {
+  recursive: true,
+  filter: (source) => !NOT_COPIED.has(basename(source)) && !NOT_COPIED_PATHS.has(relative(REPO_ROOT, source)),
+});
 const install = spawnSync("pnpm", ["install", "--offline", "--frozen-lockfile", "--reporter=silent"], {
   cwd: copy,
   encoding: "utf8",
