@@ -197,7 +197,11 @@ describe("s03 CLI", { timeout: 120_000 }, () => {
       const { env } = await scriptedServer([{ kind: "http_error", status: 400, message: "this request is wrong" }]);
       const { code, stderr } = await runCli(["--cwd", demoDir(), "hi"], env);
       expect(code).toBe(1);
-      expect(stderr).toBe("s03: error: the API answered 400 invalid_request_error: this request is wrong\n");
+      expect(stderr).toMatch(/^Using http:\/\/127\.0\.0\.1:\d+ .* with ANTHROPIC_API_KEY from the shell\.\n/);
+      expect(stderr.split("\n").slice(1)).toEqual([
+        "s03: error: the API answered 400 invalid_request_error: this request is wrong",
+        "",
+      ]);
     });
 
     it("is 130 when Ctrl-C stops a one-shot prompt", async () => {

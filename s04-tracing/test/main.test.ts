@@ -201,7 +201,7 @@ describe("pnpm s04 --trace", () => {
     expect(code).toBe(1);
     expect(stdout).not.toContain("[turn 1]");
     expect(stderr.trimEnd().split("\n").at(-1)).toBe(
-      's03: error: --trace takes its value joined with "=": write --trace=demo (or, if "demo" begins the prompt, put --trace after it)',
+      's04: error: --trace takes its value joined with "=": write --trace=demo (or, if "demo" begins the prompt, put --trace after it)',
     );
     expect(existsSync(join(cwd, ".traces"))).toBe(false);
   }, 60_000);
