@@ -1,5 +1,5 @@
 /**
- * What tracing costs the loop: s03's loop on one scripted conversation, untraced and traced,
+ * What tracing costs the loop: s04's loop on one scripted conversation, untraced and traced,
  * interleaved run by run (which goes first alternates). A round is ITERATIONS iterations of each:
  * runs of 10 model calls, 9 that read a small file with read_file (a cheap, concurrency-safe tool)
  * and an answer. A round's ratio is its traced time over its untraced time.
@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import { agentLoop, readTrace, TraceWriter } from "@harness/s03-tracing";
+import { agentLoop, readTrace, TraceWriter } from "@harness/s04-tracing";
 import { isValidHistory } from "@harness/shared";
 import { readTurnsAnswer, readTurnsPrompt, writeReadTurnsFiles } from "../bench-brain.ts";
 import { type Figure, formatDelta, formatValue, type Section, summarize, under } from "../section.ts";
@@ -133,9 +133,9 @@ export async function tracingOverhead(o: TracingOverheadOptions): Promise<Sectio
     );
   }
   return {
-    title: "Tracing overhead: s03 traced against untraced",
+    title: "Tracing overhead: s04 traced against untraced",
     about:
-      `s03's loop with its six tools on a scripted conversation of ${TURNS_PER_RUN} model calls (${TURNS_PER_RUN - 1} ` +
+      `s04's loop with its six tools on a scripted conversation of ${TURNS_PER_RUN} model calls (${TURNS_PER_RUN - 1} ` +
       `turns of one read_file call, then an answer), untraced and traced, one run of each next to the other, which ` +
       `goes first alternating. ${o.warmup} pairs of warm-up, then ${o.reps} rounds of ${ITERATIONS.toLocaleString("en")} iterations of each; ` +
       "a round's ratio is its traced wall time over its untraced wall time. The model answers at once, from its own " +

@@ -8,22 +8,21 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
 import {
-  DEFAULT_MAX_TURNS as CLI_DEFAULT_MAX_TURNS,
-  codeFences,
-  containsRun,
   DEFAULT_BASH_TIMEOUT_SECONDS,
   DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_MAX_TURNS,
+  DEFAULT_MODEL_TIMEOUT_SECONDS,
   EXIT_CODES,
   exitCodeFor,
-  normalisedLines,
-  proseOf,
-  sourceLines,
+  SHOW_ELAPSED_AFTER_MS,
   usage,
 } from "@harness/shared";
+import { codeFences, containsRun, normalisedLines, proseOf, readChapterCli, sourceLines } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS } from "../src/agent-loop.ts";
 
 const CHAPTER = join(dirname(fileURLToPath(import.meta.url)), "..");
+const CLI = readChapterCli(CHAPTER);
 const SOURCE_DIRS = [join(CHAPTER, "src"), join(CHAPTER, "..", "shared", "src")];
 const READMES = ["README.md", "README.zh.md"] as const;
 const SDK_MAX_RETRIES = new Anthropic({ apiKey: "unused" }).maxRetries;
@@ -57,7 +56,17 @@ const NUMBERS: { what: string; value: number; patterns: RegExp[] }[] = [
   {
     what: "the bash timeout in seconds",
     value: DEFAULT_BASH_TIMEOUT_SECONDS,
-    patterns: [/(\d+)\s*(?:s|seconds?|秒)(?![A-Za-z0-9])/g],
+    patterns: [/(\d+)\s*(?:s|秒)[,，]\s*`--bash-timeout`/g],
+  },
+  {
+    what: "the model timeout in seconds",
+    value: DEFAULT_MODEL_TIMEOUT_SECONDS,
+    patterns: [/(\d+)\s*(?:s|秒)[,，]\s*`--model-timeout`/g],
+  },
+  {
+    what: "the wait after which the spinner counts seconds",
+    value: SHOW_ELAPSED_AFTER_MS / 1000,
+    patterns: [/(?:passes|超过)\s*(\d+)\s*(?:s|秒)/g],
   },
   {
     what: "the output cap in bytes",
@@ -80,27 +89,34 @@ describe.each(READMES)("%s", (name) => {
     for (const n of found) expect(n).toBe(value);
   });
 
+  it("states no number of seconds but those above", () => {
+    const known = [DEFAULT_BASH_TIMEOUT_SECONDS, DEFAULT_MODEL_TIMEOUT_SECONDS, SHOW_ELAPSED_AFTER_MS / 1000];
+    const found = captures(proseOf(text), /(\d+)\s*(?:s|seconds?|秒)(?![A-Za-z0-9])/g);
+    expect(found.length).toBeGreaterThan(0);
+    for (const n of found) expect(known).toContain(n);
+  });
+
+  it("shows the model timeout's default in its sample error line", () => {
+    const samples = codeFences(text, "text").join("\n");
+    const shown = captures(samples, /within (\d+) s$/gm);
+    expect(shown).toEqual([DEFAULT_MODEL_TIMEOUT_SECONDS]);
+  });
+
   it("lists each exit status as the CLI maps it", () => {
     const rows = [...proseOf(text).matchAll(/^\|\s*(\d+)\s*\|\s*(.+?)\s*\|$/gm)];
     expect(rows.map((row) => Number(row[1]))).toEqual([0, 2, 3, 1, 130]);
     for (const [, code, meaning] of rows) {
       const named = /^`(\w+)`/.exec(meaning)?.[1];
-      const reason = named ?? (/interrupt|中断/.test(meaning) ? "aborted" : "an error");
-      expect(exitCodeFor(reason), meaning).toBe(Number(code));
+      const reason = named ?? (/interrupt|中断/.test(meaning) ? "interrupted" : "error");
+      expect(exitCodeFor(reason, CLI.exitCodes), meaning).toBe(Number(code));
     }
-    // the table holds this chapter's results; later chapters' (repeated_tool_call) are theirs to list
-    const ours = ["aborted", "final_answer", "max_tokens", "max_turns"];
-    expect(
-      Object.keys(EXIT_CODES)
-        .filter((r) => ours.includes(r))
-        .sort(),
-    ).toEqual(ours);
+    // the table is the contract's, row for row: s01 adds no stop reason of its own
+    expect(CLI.exitCodes).toEqual({});
+    expect(rows.length).toBe(Object.keys(EXIT_CODES).length);
   });
 
   it("shows the CLI's own --help text", () => {
-    const main = readFileSync(join(CHAPTER, "src", "main.ts"), "utf8");
-    const [, command, summary] = /command: "(\w+)",\s*summary: "([^"]+)"/.exec(main) ?? [];
-    expect(codeFences(text, "text")).toContain(`${usage(command, summary)}\n`);
+    expect(codeFences(text, "text")).toContain(`${usage(CLI.command, CLI.summary, [], CLI.exitCodes)}\n`);
   });
 
   it("quotes every ts excerpt verbatim from the sources", () => {
@@ -135,9 +151,5 @@ describe("the chapter text", () => {
       const strip = (block: string) => block.replace(/\s+#.*$/gm, ""); // shell comments are translated
       expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
     }
-  });
-
-  it("has one default turn budget: the loop's is the CLI's", () => {
-    expect(DEFAULT_MAX_TURNS).toBe(CLI_DEFAULT_MAX_TURNS);
   });
 });

@@ -13,7 +13,7 @@ import { AgentTurn } from "../src/agent-turn.ts";
 import { appendAssistantTurn } from "../src/append-assistant-turn.ts";
 import { bashToolDefinition, runBashTool } from "../src/bash-tool.ts";
 import { isValidHistory } from "../src/history-problems.ts";
-import { bashOutput, demoBrain, readConversation, SKILLS } from "../src/scripted-model/demo-brain.ts";
+import { DEMO_RULES, demoBrain, readConversation, splitBashOutput } from "../src/scripted-model/demo-brain.ts";
 import type { ScriptedBlock, ScriptedReply, ScriptStep } from "../src/scripted-model/script.ts";
 import { ScriptedModel } from "../src/scripted-model/scripted-model.ts";
 
@@ -205,15 +205,15 @@ describe("demoBrain", () => {
       expect(commandsOf(step)).toEqual([]);
       const answer = textOf(step);
       expect(answer).toMatch(/^I am the offline scripted model/);
-      // the request offers bash only: the skills that need bash are listed, the others are not
-      for (const skill of SKILLS) {
-        if (skill.needs.every((t) => t === "bash")) expect(answer).toContain(`  - ${skill.example}`);
-        else expect(answer).not.toContain(skill.example);
+      // the request offers bash only: the rules that need bash are listed, the others are not
+      for (const rule of DEMO_RULES) {
+        if (rule.needs.every((t) => t === "bash")) expect(answer).toContain(`  - ${rule.example}`);
+        else expect(answer).not.toContain(rule.example);
       }
       expect(answer).toContain("ANTHROPIC_API_KEY");
     });
 
-    it("offers no skill whose tools the request does not offer", () => {
+    it("offers no rule whose tools the request does not offer", () => {
       const step = demoBrain(request([{ role: "user", content: "What is the current git branch?" }], []));
       expect(commandsOf(step)).toEqual([]);
       expect(textOf(step)).toMatch(/^I am the offline scripted model/);
@@ -251,14 +251,14 @@ describe("demoBrain", () => {
   });
 });
 
-describe("bashOutput", () => {
+describe("splitBashOutput", () => {
   it.each([
     ["hello\n[exit code 0]", "hello", 0],
     ["(no output)\n[exit code 3]", "", 3],
     ["partial\n[timed out after 1 s; the process group was killed]", "partial", null],
     ["no footer", "no footer", null],
   ])("splits %j into its output and exit code", (output, body, exitCode) => {
-    expect(bashOutput({ name: "bash", input: {}, output, isError: false })).toEqual({ output: body, exitCode });
+    expect(splitBashOutput({ name: "bash", input: {}, output, isError: false })).toEqual({ output: body, exitCode });
   });
 });
 

@@ -1,0 +1,262 @@
+/**
+ * The troubleshooting and local-models pages quote what the course prints; this runs each case
+ * and checks that the pages (English and Chinese) quote it as it is today. The cases run offline:
+ * the real CLI of s01 against small servers on 127.0.0.1 that answer as a rejected key, a web
+ * page, an old server, a model that never calls a tool, ... would, and pnpm itself for its own
+ * lines. Only the test servers' address (written http://127.0.0.1:8080 in the pages) and temporary
+ * paths are normalised.
+ *
+ * When the course's messages change, this fails naming the line to update in the pages.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createClient, describeError } from "@harness/shared";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../src/find-chapters.ts";
+
+const PAGES = {
+  troubleshooting: ["docs/troubleshooting.md", "docs/troubleshooting.zh.md"],
+  localModels: ["docs/local-models.md", "docs/local-models.zh.md"],
+} as const;
+
+/** How the pages write the test servers' address. */
+const SERVER = "http://127.0.0.1:8080";
+/** How the pages write a scratch directory. */
+const PLAY = "/tmp/play";
+const PROMPT = "What is the current git branch?";
+/** Not a real key: split so that no scanner takes it for one. */
+const FAKE_KEY = ["sk", "ant", "test", "not-a-real-key-000"].join("-");
+
+/** What each test server answers to POST /v1/messages, by the first part of its path. */
+const ANSWERS: Record<string, { status: number; type: string; body: string } | "silent"> = {
+  "rejected-key": anthropicError(401, "authentication_error", "invalid x-api-key"),
+  "web-page": { status: 200, type: "text/html", body: "<!doctype html><html><body><h1>Welcome</h1></body></html>" },
+  "no-such-path": { status: 404, type: "text/plain", body: "404 page not found" },
+  "no-such-model": anthropicError(404, "not_found_error", "model 'qwen3-coder' not found"),
+  "no-tool-support": anthropicError(
+    400,
+    "invalid_request_error",
+    "registry.ollama.ai/library/gemma3:latest does not support tools",
+  ),
+  "text-only": {
+    status: 200,
+    type: "application/json",
+    body: JSON.stringify({
+      id: "msg_text_only",
+      type: "message",
+      role: "assistant",
+      model: "local",
+      content: [{ type: "text", text: "Run `git branch --show-current` to see the current branch." }],
+      stop_reason: "end_turn",
+      stop_sequence: null,
+      usage: { input_tokens: 120, output_tokens: 14 },
+    }),
+  },
+  silent: "silent",
+};
+
+function anthropicError(status: number, type: string, message: string) {
+  return { status, type: "application/json", body: JSON.stringify({ type: "error", error: { type, message } }) };
+}
+
+let server: Server;
+let base: string;
+let play: string;
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      const answer = ANSWERS[(request.url ?? "").split("/")[1]];
+      if (answer === "silent") return; // never answers
+      if (!answer) return response.writeHead(500).end();
+      response.writeHead(answer.status, { "content-type": answer.type }).end(answer.body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  play = realpathSync(mkdtempSync(join(tmpdir(), "troubleshooting-")));
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  rmSync(play, { recursive: true, force: true });
+});
+
+/** A run's output, its lines normalised as the pages write them. */
+interface Run {
+  code: number | null;
+  stdout: string[];
+  stderr: string[];
+}
+
+/** Run a command from the repository root without the shell's keys, endpoint or model. */
+function run(command: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(ANTHROPIC_|MODEL_ID$|DEBUG$|npm_|PNPM_)/.test(name)),
+  );
+  const child = spawn(command, args, { cwd: REPO_ROOT, env: { ...clean, NO_COLOR: "1", ...env } });
+  child.stdin.end();
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout.on("data", (chunk) => out.push(chunk));
+  child.stderr.on("data", (chunk) => err.push(chunk));
+  return new Promise((resolve) => {
+    child.on("close", (code) => {
+      resolve({ code, stdout: lines(Buffer.concat(out).toString()), stderr: lines(Buffer.concat(err).toString()) });
+    });
+  });
+}
+
+function lines(text: string): string[] {
+  return text
+    .split(base || "\u0000")
+    .join(SERVER)
+    .replace(/(http:\/\/127\.0\.0\.1:8080)\/[a-z-]+/g, "$1")
+    .split(play || "\u0000")
+    .join(PLAY)
+    .split("\n")
+    .filter((line) => line.trim() !== "");
+}
+
+/** s01 against one of the test servers, with a key from the shell. */
+function s01Against(answer: keyof typeof ANSWERS, ...args: string[]): Promise<Run> {
+  return run(process.execPath, ["--import", "tsx", "s01-agent-loop/src/main.ts", "--cwd", play, ...args, PROMPT], {
+    ANTHROPIC_API_KEY: FAKE_KEY,
+    ANTHROPIC_BASE_URL: `${base}/${answer}`,
+  });
+}
+
+/** Every line must be quoted, as a whole line, in each of the pages. */
+function expectQuoted(pages: readonly string[], quoted: string[]): void {
+  for (const page of pages) {
+    const text = readFileSync(join(REPO_ROOT, page), "utf8");
+    const pageLines = new Set(text.split("\n").map((line) => line.trimEnd()));
+    expect(
+      quoted.filter((line) => !pageLines.has(line)),
+      `${page} should quote these lines as the course prints them`,
+    ).toEqual([]);
+  }
+}
+
+describe.concurrent("what the troubleshooting page quotes", { timeout: 120_000 }, () => {
+  it("no key: the offline line, and the one --offline gives", () => {
+    const none = createClient({ env: {}, envFile: join(play, "no.env") });
+    const offline = createClient({
+      env: { ANTHROPIC_API_KEY: FAKE_KEY },
+      envFile: join(play, "no.env"),
+      offline: true,
+    });
+    expect(none.kind).toBe("scripted");
+    expectQuoted(PAGES.troubleshooting, [none.notice!, offline.notice!]);
+  });
+
+  it("a rejected key: one line naming where the key was read from, the shell or .env", async () => {
+    const shell = await s01Against("rejected-key");
+    expect(shell.code).toBe(1);
+    const envFile = join(play, ".env");
+    writeFileSync(envFile, `ANTHROPIC_API_KEY=${FAKE_KEY}\nANTHROPIC_BASE_URL=${base}/rejected-key\n`);
+    const choice = createClient({ env: {}, envFile });
+    const error = await choice.client.messages
+      .create({ model: "m", max_tokens: 8, messages: [{ role: "user", content: "hi" }] })
+      .catch((e: unknown) => e);
+    const fromFile = `s01: error: ${describeError(error, choice)}`.replace(envFile, "/path/to/the/repository/.env");
+    expectQuoted(PAGES.troubleshooting, [shell.stderr.at(-1)!, fromFile]);
+  });
+
+  it("an endpoint that is not the Messages API: a 404 page, or a web page answered as an empty turn", async () => {
+    const missing = await s01Against("no-such-path");
+    expect(missing.code).toBe(1);
+    const page = await s01Against("web-page");
+    expect(page.code).toBe(0);
+    expectQuoted(PAGES.troubleshooting, [missing.stderr.at(-1)!, ...page.stdout]);
+    expectQuoted(PAGES.localModels, [missing.stderr.at(-1)!]);
+  });
+
+  it("nothing listening: could not reach", async () => {
+    const refused = await run(process.execPath, ["--import", "tsx", "s01-agent-loop/src/main.ts", PROMPT], {
+      ANTHROPIC_API_KEY: FAKE_KEY,
+      ANTHROPIC_BASE_URL: "http://127.0.0.1:9",
+    });
+    expect(refused.code).toBe(1);
+    expectQuoted(PAGES.troubleshooting, [refused.stderr.at(-1)!]);
+    expectQuoted(PAGES.localModels, [refused.stderr.at(-1)!.replace("http://127.0.0.1:9", "http://localhost:11434")]);
+  });
+
+  it("a server that never answers: the SDK's time limit, then one line", async () => {
+    const choice = createClient({
+      env: { ANTHROPIC_API_KEY: FAKE_KEY, ANTHROPIC_BASE_URL: `${base}/silent` },
+      envFile: join(play, "no.env"),
+    });
+    const error = await choice.client.messages
+      .create(
+        { model: "m", max_tokens: 8, messages: [{ role: "user", content: "hi" }] },
+        { timeout: 300, maxRetries: 0 },
+      )
+      .catch((e: unknown) => e);
+    expectQuoted(PAGES.troubleshooting, [`s01: error: ${describeError(error, { baseURL: SERVER })}`]);
+  });
+
+  it("a model that answers in text and calls no tool", async () => {
+    const textOnly = await s01Against("text-only");
+    expect(textOnly.code).toBe(0);
+    expect(textOnly.stdout.at(-1)).toMatch(/ 0 tool calls /);
+    expectQuoted(PAGES.troubleshooting, textOnly.stdout);
+  });
+
+  it("the first run to compare a local model's with: the scripted model's, token counts aside", async () => {
+    const scripted = await run(process.execPath, [
+      "--import",
+      "tsx",
+      "s01-agent-loop/src/main.ts",
+      "--offline",
+      "--cwd",
+      play,
+      PROMPT,
+    ]);
+    expect(scripted.code).toBe(0);
+    const summary = scripted.stdout.at(-1)!;
+    expect(summary).toMatch(/^── final_answer · 2 turns · 1 tool call · \d+ in \/ \d+ out tokens$/);
+    expectQuoted(PAGES.localModels, scripted.stdout.slice(0, -1));
+    for (const page of PAGES.localModels) {
+      const text = readFileSync(join(REPO_ROOT, page), "utf8");
+      expect(text).toMatch(/^── final_answer · 2 turns · 1 tool call · \d+ in \/ \d+ out tokens$/m);
+    }
+  });
+
+  it("a model the server does not have, and one that does not support tools", async () => {
+    const noModel = await s01Against("no-such-model");
+    const noTools = await s01Against("no-tool-support");
+    expect([noModel.code, noTools.code]).toEqual([1, 1]);
+    expectQuoted(PAGES.localModels, [noModel.stderr.at(-1)!, noTools.stderr.at(-1)!]);
+  });
+
+  it("pnpm's own lines: the command it runs, and [ELIFECYCLE] on a non-zero exit", async () => {
+    const args = ["s01", "--offline", "--cwd", play, "--max-turns", "1", PROMPT];
+    const plain = await run("pnpm", args);
+    const silent = await run("pnpm", ["--reporter=silent", ...args]);
+    expect([plain.code, silent.code]).toEqual([2, 2]);
+    const echo = plain.stderr.find((line) => line.startsWith("$ node"));
+    expect(echo).toBeDefined();
+    expect(silent.stderr.some((line) => line.startsWith("$ node"))).toBe(false);
+    expect(silent.stderr.at(-1)).toBe(plain.stderr.at(-1));
+    expectQuoted(PAGES.troubleshooting, [echo!, plain.stderr.at(-1)!]);
+  });
+
+  it("pnpm's --reporter put after the script's name: an unknown option of the chapter", async () => {
+    const misplaced = await run(process.execPath, [
+      "--import",
+      "tsx",
+      "s01-agent-loop/src/main.ts",
+      "--reporter=silent",
+      PROMPT,
+    ]);
+    expect(misplaced.code).toBe(1);
+    expectQuoted(PAGES.troubleshooting, [misplaced.stderr.at(-1)!]);
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * The chapter text against the code: every ```ts excerpt is real (its lines appear, in order, in
+ * one file of src/), the sample record has the fields a real record has, and the numbers the text
+ * states are the code's.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
+import { isValidHistory, REPO_ROOT, reply, textReply, toolUse } from "@harness/shared";
+import { codeFences, containsRun, normalisedLines, sourceLines } from "@harness/testkit";
+import { describe, expect, it } from "vitest";
+import { knownSecrets, redactLine } from "../src/redact.ts";
+import { type IterationRecord, isValidTraceId } from "../src/trace-record.ts";
+import { scriptedTrace } from "./scripted-trace.ts";
+
+const CHAPTER = join(REPO_ROOT, "s04-tracing");
+const SRC = join(CHAPTER, "src");
+const READMES = ["README.md", "README.zh.md"];
+
+const text = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
+
+/** Every key path of a JSON value, arrays read through their first element. */
+function keyPaths(value: unknown, prefix = ""): string[] {
+  if (Array.isArray(value)) return value.length ? keyPaths(value[0], `${prefix}[]`) : [`${prefix}[]`];
+  if (value === null || typeof value !== "object") return [prefix];
+  return Object.entries(value).flatMap(([key, v]) => [`${prefix}.${key}`, ...keyPaths(v, `${prefix}.${key}`)]);
+}
+
+describe.each(READMES)("%s", (name) => {
+  const markdown = text(name);
+
+  it("quotes only real code: each ts excerpt appears line for line in one file of src/", () => {
+    const sources = sourceLines([SRC]);
+    const excerpts = codeFences(markdown, "ts");
+    expect(excerpts.length).toBeGreaterThanOrEqual(4);
+    for (const excerpt of excerpts) {
+      const found = sources.some((source) => containsRun(source.lines, normalisedLines(excerpt)));
+      expect(found, `not in src/:\n${excerpt}`).toBe(true);
+    }
+  });
+
+  it("shows a sample record with exactly the fields a real record has", async () => {
+    const [sample] = codeFences(markdown, "json").map((block) => JSON.parse(block));
+    const { trace, messages } = await scriptedTrace([
+      reply([toolUse("read_file", { path: "notes.txt" })]),
+      textReply("Done."),
+    ]);
+    const real = trace.records[0] as IterationRecord;
+    const relevant = (paths: string[]) =>
+      // the message and tool shapes are the API's, not this chapter's
+      [
+        ...new Set(
+          paths.filter((p) => !/^\.request\.(messages|tools)\[\]\./.test(p) && !/^\.response\.content\[\]\./.test(p)),
+        ),
+      ].sort();
+    expect(relevant(keyPaths(sample))).toEqual(relevant(keyPaths(real)));
+    // offline, the model that answered is the scripted one, whatever the request named
+    expect(sample.response.model).toBe(real.response.model);
+    expect(isValidHistory(messages)).toBe(true);
+  });
+
+  it("states the numbers the code uses", () => {
+    // redaction: secrets of 8 characters or more; key shapes of sk-ant- and 8 or more characters
+    expect(knownSecrets({ ANTHROPIC_API_KEY: "1234567" })).toEqual([]);
+    expect(knownSecrets({ ANTHROPIC_API_KEY: "12345678" })).toContain("12345678");
+    expect(redactLine("sk-ant-1234567", [])).toBe("sk-ant-1234567");
+    expect(redactLine("sk-ant-12345678", [])).toBe("[REDACTED]");
+    // ids: at most 100 characters
+    expect(isValidTraceId("a".repeat(100))).toBe(true);
+    expect(isValidTraceId("a".repeat(101))).toBe(false);
+    // three kinds of line
+    expect(readFileSync(join(SRC, "trace-record.ts"), "utf8").match(/^ {2}type: "\w+";$/gm)).toHaveLength(3);
+    // six tool schemas of about 3 KB
+    expect(ALL_TOOLS).toHaveLength(6);
+    expect(Math.round(JSON.stringify(ALL_TOOLS.map(toApiTool)).length / 1000)).toBe(3);
+    // the benchmarks' targets
+    const scenario = (file: string) => readFileSync(join(REPO_ROOT, "bench", "scenarios", file), "utf8");
+    expect(scenario("tracing-overhead.ts")).toMatch(/TARGET_OVERHEAD = 0\.02;/);
+    expect(scenario("tracing-overhead.ts")).toMatch(/ITERATIONS = 1000;/);
+    expect(scenario("trace-view.ts")).toMatch(/TARGET_MS = 1000;/);
+    expect(scenario("trace-view.ts")).toMatch(/ITERATIONS = 1000;/);
+
+    const numbers = markdown.replace(/,(\d{3})/g, "$1").replace(/\s+/g, " ");
+    if (name === "README.md") {
+      expect(numbers).toContain("shorter than 8 characters");
+      expect(numbers).toContain("at least 8 key characters");
+      expect(numbers).toContain("at most 100 characters");
+      expect(numbers).toContain("three kinds of line");
+      expect(numbers).toContain("six tool");
+      expect(numbers).toContain("about 3 KB");
+      expect(numbers).toContain("under 2% of loop time");
+      expect(numbers).toContain("1000 iterations");
+      expect(numbers).toContain("under 1 s");
+    } else {
+      expect(numbers).toContain("少于 8 个字符");
+      expect(numbers).toContain("至少 8 个");
+      expect(numbers).toContain("最多 100 个字符");
+      expect(numbers).toContain("三种");
+      expect(numbers).toContain("六个工具");
+      expect(numbers).toContain("约 3 KB");
+      expect(numbers).toContain("2%");
+      expect(numbers).toContain("1000 次迭代");
+      expect(numbers).toContain("1 秒");
+    }
+  });
+});
