@@ -18,6 +18,12 @@ export interface ToolContext {
   signal?: AbortSignal;
   /** Milliseconds before a bash command is killed. */
   bashTimeoutMs?: number;
+  /**
+   * May a search read this path (absolute; a file or a directory)? glob and grep pass by what it
+   * refuses, as they pass by `.gitignore`d files; without it they may read everything. A later
+   * chapter's permission rules come in here.
+   */
+  canRead?(path: string): boolean;
 }
 
 /** A parsed input, or what is wrong with it (one line the model can act on). */

@@ -1,6 +1,6 @@
 /**
  * glob: files by pattern, newest first, capped. The files are those `walkFiles` keeps: what
- * `.gitignore` ignores, `.git/` and `.harness/` are never listed. The pattern is matched by
+ * `.gitignore` ignores, `.git/`, `.harness/` and what the context's `canRead` refuses are never listed. The pattern is matched by
  * picomatch, the matcher most Node globbing libraries use.
  */
 import { stat } from "node:fs/promises";
@@ -25,7 +25,7 @@ export const globTool = defineTool({
     path: z.string().optional().describe("Directory to search in (default: the working directory)."),
   }),
   concurrencySafe: true,
-  async run({ pattern, path = "." }, { cwd, signal }) {
+  async run({ pattern, path = "." }, { cwd, signal, canRead }) {
     const base = resolveInWorkdir(cwd, path);
     if (!base.ok) return codedError(base.code, base.reason);
     if (pattern.startsWith("/") || pattern.split("/").includes("..")) {
@@ -45,7 +45,7 @@ export const globTool = defineTool({
         () => false,
       )
     ) {
-      for await (const entry of walkFiles(cwd, start, signal)) {
+      for await (const entry of walkFiles(cwd, start, signal, canRead)) {
         if (entry.kind === "unlisted") unlisted.push(entry.reason);
         else if (entry.kind === "file" && isMatch(relative(base.path, entry.path))) files.push(entry.path);
       }

@@ -4,8 +4,9 @@
  * whatever the pattern. A backtracking engine (JavaScript's RegExp) can take forever on
  * `^(a+)+$`, and holds the thread while it does, Ctrl-C included. RE2 has no backreferences or
  * lookaround, the features that need backtracking; a pattern using them is refused, as ripgrep's
- * default engine refuses it. Files are those `walkFiles` keeps, read a chunk at a time; one that
- * cannot be searched is named in a `[skipped: ...]` note, never counted as "no match".
+ * default engine refuses it. Files are those `walkFiles` keeps (what the context's `canRead`
+ * refuses is passed by), read a chunk at a time; one that cannot be searched is named in a
+ * `[skipped: ...]` note, never counted as "no match".
  */
 import { stat } from "node:fs/promises";
 import { relative } from "node:path";
@@ -40,13 +41,13 @@ export const grepTool = defineTool({
     ignore_case: z.boolean().optional().describe("Match without regard to case."),
   }),
   concurrencySafe: true,
-  async run({ pattern, path = ".", include, ignore_case = false }, { cwd, signal }) {
+  async run({ pattern, path = ".", include, ignore_case = false }, { cwd, signal, canRead }) {
     const matcher = compilePattern(pattern, ignore_case);
     if ("isError" in matcher) return matcher;
     const base = resolveInWorkdir(cwd, path);
     if (!base.ok) return codedError(base.code, base.reason);
     if (!(await stat(base.path).catch(() => null))) return codedError("not_found", `${path} does not exist.`);
-    const search = await searchFiles({ cwd, root: base.path, include, matcher, signal });
+    const search = await searchFiles({ cwd, root: base.path, include, matcher, signal, canRead });
     if (search.interrupted) return codedError("interrupted", "the user interrupted the search.");
     const skipped = skippedNotes(search.skipped);
     if (search.total === 0) return toolOutput([`No lines match /${pattern}/.`, ...skipped].join("\n"));
@@ -90,6 +91,8 @@ export interface SearchOptions {
   include?: string;
   matcher: LineMatcher;
   signal?: AbortSignal;
+  /** Files and directories under `root` that this refuses are passed by (see `ToolContext.canRead`). */
+  canRead?: (path: string) => boolean;
 }
 
 /** What a search found. */
@@ -109,11 +112,11 @@ export interface Search {
  * silently in "no match"; binary files (a NUL byte) are left out; stops when `signal` fires.
  */
 export async function searchFiles(options: SearchOptions): Promise<Search> {
-  const { cwd, root, matcher, signal } = options;
+  const { cwd, root, matcher, signal, canRead } = options;
   const include = options.include;
   const isIncluded = include ? picomatch(include, { dot: true, basename: !include.includes("/") }) : () => true;
   const search: Search = { matches: [], total: 0, skipped: [], interrupted: false };
-  for await (const entry of entriesOf(cwd, root, signal)) {
+  for await (const entry of entriesOf(cwd, root, signal, canRead)) {
     const rel = relative(cwd, entry.path);
     if (entry.kind === "unlisted") {
       search.skipped.push(entry.reason); // whatever it holds might have matched
@@ -161,8 +164,13 @@ export async function searchFiles(options: SearchOptions): Promise<Search> {
 }
 
 /** The walk under a directory, or the one file (or pipe) a path names. */
-async function* entriesOf(cwd: string, root: string, signal?: AbortSignal): AsyncGenerator<WalkEntry> {
+async function* entriesOf(
+  cwd: string,
+  root: string,
+  signal?: AbortSignal,
+  canRead?: (path: string) => boolean,
+): AsyncGenerator<WalkEntry> {
   const info = await stat(root);
-  if (info.isDirectory()) yield* walkFiles(cwd, root, signal);
+  if (info.isDirectory()) yield* walkFiles(cwd, root, signal, canRead);
   else yield { kind: info.isFile() ? "file" : "not_a_file", path: root };
 }

@@ -5,7 +5,8 @@
  * counts below them all, and an ignored directory is not entered. The rules themselves are the
  * `ignore` package's. `.git/` and `.harness/` (the harness's own files) are never entered;
  * `node_modules/` only when no rule ignores it. Links are not followed into directories, and a
- * linked file is kept only when its real path is inside the working directory.
+ * linked file is kept only when its real path is inside the working directory. A caller may pass
+ * `canRead`, and the walk passes by every file and directory it refuses (permission rules do).
  * Leaves out: global git excludes (`core.excludesFile`), `.ignore` and `.rgignore` files.
  */
 import { readdir, stat } from "node:fs/promises";
@@ -33,24 +34,35 @@ const NEVER_SEARCHED = new Set([".git", HARNESS_DIRECTORY]);
  * Every file under `root` (a directory inside `cwd`) that the ignore rules keep, depth first, in
  * name order, as absolute paths. A `root` that is itself ignored was asked for by name: it is
  * walked, under the rules of its own ignore files only.
- * Contract: never enters .git/ or .harness/; never yields a path whose real path is outside `cwd`;
- * stops when `signal` fires.
+ * Contract: never enters .git/ or .harness/, nor a directory `canRead` refuses; never yields a path
+ * whose real path is outside `cwd`, nor one `canRead` refuses; stops when `signal` fires.
  */
-export async function* walkFiles(cwd: string, root: string, signal?: AbortSignal): AsyncGenerator<WalkEntry> {
+export async function* walkFiles(
+  cwd: string,
+  root: string,
+  signal?: AbortSignal,
+  canRead: (path: string) => boolean = () => true,
+): AsyncGenerator<WalkEntry> {
   if (!resolveInWorkdir(cwd, root).ok) return; // a root reached through a link that leads out, or .harness/
   const levels: Rules[] = await rulesOf(cwd, true);
   for (let dir = cwd; dir !== root; ) {
     dir = join(dir, relative(dir, root).split(sep)[0]);
     if (isIgnored(levels, dir, true)) {
-      yield* walk(cwd, root, await rulesOf(root, false), signal);
+      yield* walk(cwd, root, await rulesOf(root, false), signal, canRead);
       return;
     }
     levels.push(...(await rulesOf(dir, false)));
   }
-  yield* walk(cwd, root, levels, signal);
+  yield* walk(cwd, root, levels, signal, canRead);
 }
 
-async function* walk(cwd: string, dir: string, levels: Rules[], signal?: AbortSignal): AsyncGenerator<WalkEntry> {
+async function* walk(
+  cwd: string,
+  dir: string,
+  levels: Rules[],
+  signal: AbortSignal | undefined,
+  canRead: (path: string) => boolean,
+): AsyncGenerator<WalkEntry> {
   if (signal?.aborted) return;
   const entries = await readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => error);
   if (entries instanceof Error) {
@@ -61,10 +73,10 @@ async function* walk(cwd: string, dir: string, levels: Rules[], signal?: AbortSi
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
     const path = join(dir, entry.name);
-    if (NEVER_SEARCHED.has(entry.name)) continue;
+    if (NEVER_SEARCHED.has(entry.name) || !canRead(path)) continue;
     if (entry.isDirectory()) {
       if (!isIgnored(levels, path, true)) {
-        yield* walk(cwd, path, [...levels, ...(await rulesOf(path, false))], signal);
+        yield* walk(cwd, path, [...levels, ...(await rulesOf(path, false))], signal, canRead);
       }
       continue;
     }

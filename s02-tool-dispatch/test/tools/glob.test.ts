@@ -104,6 +104,15 @@ describe("glob", () => {
     );
   });
 
+  it("never lists a file or directory the context's canRead refuses", async () => {
+    const cwd = tempWorkdir();
+    fileAged(cwd, ".env", 1);
+    fileAged(cwd, "keys/a.json", 2);
+    fileAged(cwd, "package.json", 3);
+    const canRead = (path: string) => !/\/(\.env|keys)$/.test(path);
+    expect((await globTool.run({ pattern: "**/*" }, { ...context(cwd), canRead })).content).toBe("package.json");
+  });
+
   it("caps the result like bash's output when the paths are long", async () => {
     const cwd = tempWorkdir();
     const deep = `${"d".repeat(200)}/${"e".repeat(200)}`;

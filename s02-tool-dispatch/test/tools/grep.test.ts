@@ -159,6 +159,13 @@ describe("grep", () => {
     );
   });
 
+  it("never searches a file or directory the context's canRead refuses", async () => {
+    const cwd = files({ ".env": "KEY=TODO\n", "keys/a.txt": "TODO key\n", "a.ts": "// TODO\n" });
+    const canRead = (path: string) => !/\/(\.env|keys)$/.test(path);
+    expect((await grepTool.run({ pattern: "TODO" }, { ...context(cwd), canRead })).content).toBe("a.ts:1: // TODO");
+    expect((await grepTool.run({ pattern: "TODO" }, context(cwd))).content).toContain(".env:1: KEY=TODO");
+  });
+
   it("finds a match far into a big file, which it reads a chunk at a time", async () => {
     const cwd = files({ "big.log": `${"nothing here\n".repeat(500_000)}the needle\n` });
     expect((await grepTool.run({ pattern: "needle" }, context(cwd))).content).toBe("big.log:500001: the needle");

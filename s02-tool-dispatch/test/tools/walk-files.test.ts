@@ -82,6 +82,19 @@ describe("walkFiles", () => {
     expect(await walked(work, join(work, "linkdir"))).toEqual([]);
   });
 
+  it("passes by every file and directory canRead refuses, and does not enter such a directory", async () => {
+    const cwd = tree({ ".env": "KEY=1", "a.txt": "", "secrets/k.txt": "", "src/.env.local": "", "src/b.ts": "" });
+    const asked: string[] = [];
+    const canRead = (path: string) => {
+      asked.push(relative(cwd, path));
+      return !/(^|\/)(\.env[^/]*|secrets)$/.test(relative(cwd, path));
+    };
+    const seen: string[] = [];
+    for await (const entry of walkFiles(cwd, cwd, undefined, canRead)) seen.push(relative(cwd, entry.path));
+    expect(seen).toEqual(["a.txt", "src/b.ts"]);
+    expect(asked).not.toContain("secrets/k.txt");
+  });
+
   it("reports a named pipe as not a file", async () => {
     const cwd = tree({ "a.txt": "" });
     execFileSync("mkfifo", [join(cwd, "pipe")]);
