@@ -199,6 +199,32 @@ describe("demoBrain", () => {
     });
   });
 
+  describe("running a shell line of several commands", () => {
+    const prompt = "Run git diff && rm -rf build";
+
+    it("runs the line as written", () => {
+      expect(commandsOf(demoBrain(request([{ role: "user", content: prompt }])))).toEqual(["git diff && rm -rf build"]);
+    });
+
+    it("answers with what the line printed and its exit code", () => {
+      const answer = textOf(converse(prompt, [{ content: "(no output)\n[exit code 0]" }]));
+      expect(answer).toBe("`git diff && rm -rf build` exited with code 0 and printed nothing.");
+    });
+
+    it("says the harness did not run it, and why, when the result is an error with no exit code", () => {
+      const why = "denied by rule Bash(rm:*) from --deny: the simple command `rm -rf build`";
+      const answer = textOf(converse(prompt, [{ content: `Error [denied]: ${why}`, isError: true }]));
+      expect(answer).toBe(`The harness did not run \`git diff && rm -rf build\`. It said: ${why}`);
+    });
+
+    it("leaves a one-command prompt and a prompt in backticks to the other rules", () => {
+      for (const other of ["Run the tests", "Run `ls; pwd`"]) {
+        expect(commandsOf(demoBrain(request([{ role: "user", content: other }])))).not.toEqual([other.slice(4)]);
+      }
+      expect(textOf(demoBrain(request([{ role: "user", content: "Run the tests" }])))).toMatch(/^I am the offline/);
+    });
+  });
+
   describe("a prompt it does not know", () => {
     it("says honestly that it is the offline model, lists the prompts it knows and how to use a real one", () => {
       const step = demoBrain(request([{ role: "user", content: "Write me a sonnet about compilers." }]));

@@ -156,6 +156,15 @@ describe("parseCliArgs", () => {
     expect(parse([], [trace, quiet]).extra).toEqual({ trace: undefined, quiet: undefined });
   });
 
+  it("reads every value of a repeatable option, in the order given", () => {
+    const allow: ExtraOption = { name: "allow", type: "string", multiple: true, help: "--allow RULE  x" };
+    expect(parse(["--allow", "Bash(ls)", "go", "--allow=Read(src/**)"], [allow])).toMatchObject({
+      extra: { allow: ["Bash(ls)", "Read(src/**)"] },
+      prompt: "go",
+    });
+    expect(parse(["go"], [allow]).extra).toEqual({ allow: undefined });
+  });
+
   describe("an option whose value may be left out", () => {
     const traceId: ExtraOption = { name: "trace", type: "string", optionalValue: true, help: "--trace[=ID]  x" };
     const withTrace = (argv: string[]) => parseCliArgs(argv, { cwd: root }, [traceId]);

@@ -26,9 +26,10 @@ export interface CliOptions {
   help: boolean;
   /**
    * Chapter options beyond the contract (for example s04's `--trace`): a string, `true` for a
-   * boolean option or an optional-value option given without a value, `undefined` when absent.
+   * boolean option or an optional-value option given without a value, every value in the order
+   * given for a repeatable one, `undefined` when absent.
    */
-  extra: Record<string, string | boolean | undefined>;
+  extra: Record<string, string | boolean | string[] | undefined>;
 }
 
 /** A chapter's own option, beside the shared ones. */
@@ -40,6 +41,8 @@ export interface ExtraOption {
    * `true`; its value must be joined with `=`, since a separate word could be the prompt.
    */
   optionalValue?: boolean;
+  /** A string option that may be given more than once (`--allow A --allow B`): its value is the list. */
+  multiple?: boolean;
   /** Help text line, e.g. `--trace[=ID]        save every iteration`. */
   help: string;
 }
@@ -72,7 +75,7 @@ export function parseCliArgs(
   const wantsHelp = options.includes("--help") || options.includes("-h");
   const { args, alone } = readOptionalValues(joinNegativeNumbers(argv, extras), extras, wantsHelp);
   let parsed: ReturnType<typeof parseArgs>;
-  const extraConfig = Object.fromEntries(extras.map((e) => [e.name, { type: e.type }]));
+  const extraConfig = Object.fromEntries(extras.map((e) => [e.name, { type: e.type, multiple: e.multiple === true }]));
   try {
     parsed = parseArgs({
       args,
@@ -83,7 +86,7 @@ export function parseCliArgs(
   } catch (error) {
     throw new UsageError(`${(error as Error).message.split("\n")[0]} (see --help)`);
   }
-  const v = parsed.values as Record<string, string | boolean | undefined>;
+  const v = parsed.values as Record<string, string | boolean | string[] | undefined>;
   const prompt = parsed.positionals.join(" ").trim();
   // a prompt given but blank is a mistake (an empty variable, stray quotes), not a request for the REPL
   if (!v.help && parsed.positionals.length > 0 && prompt === "") {

@@ -305,6 +305,24 @@ const runCommand: DemoRule = {
 };
 const RUN = /^run (?:the command )?`([^`]+)`$/i;
 
+const runLine: DemoRule = {
+  example: "Run git diff && rm -rf build",
+  needs: ["bash"],
+  matches: (prompt) => LINE.test(prompt.trim()),
+  next({ prompt, exchanges }) {
+    const line = LINE.exec(prompt.trim())?.[1] ?? "";
+    if (exchanges.length === 0) return withBlocks([bash(line)]);
+    const { output, exitCode } = splitBashOutput(exchanges[0]);
+    // an error with no exit code never ran: the harness answered for it, and says why
+    const refused = exchanges[0].isError && exitCode === null ? /^Error \[\w+\]: ([\s\S]*)$/.exec(output) : null;
+    if (refused) return textReply(`The harness did not run \`${line}\`. It said: ${refused[1]}`);
+    const status = exitCode === null ? "did not finish" : `exited with code ${exitCode}`;
+    return textReply(`\`${line}\` ${status}${output ? ` and printed:\n\n${output}` : " and printed nothing."}`);
+  },
+};
+/** A shell line of several commands, written without backticks. */
+const LINE = /^run ([^`\s][^`]*?(?:&&|\|\||;|\|)[^`]*)$/i;
+
 /** Every rule, in the order they are tried. Chapters' tools decide which are offered. */
 export const DEMO_RULES: DemoRule[] = [
   createFile,
@@ -315,6 +333,7 @@ export const DEMO_RULES: DemoRule[] = [
   findTodos,
   readSeveral,
   editFile,
+  runLine,
 ];
 
 function quote(value: string): string {
