@@ -137,14 +137,24 @@ export function loadPermissionSettings(cwd: string, cliRules: CliRules = {}): Pe
     }
   }
 
-  if (defaultDenies) {
-    for (const text of DEFAULT_DENY_RULES) {
-      const parsed = parseRule(text);
-      if (isRuleSyntaxError(parsed)) throw new Error(`default rule ${text}: ${parsed.error}`); // a bug, not input
-      rules.push({ rule: parsed, behavior: "deny", source: DEFAULT_SOURCE });
-    }
-  }
+  if (defaultDenies) rules.push(...defaultDenyRules());
   return { rules, defaultMode, defaultDenies, files };
+}
+
+/**
+ * The settings with no file and no option: the default denies, in default mode. A fresh object
+ * each time, since an "always" answer adds rules to the settings it is given.
+ */
+export function defaultPermissionSettings(): PermissionSettings {
+  return { rules: defaultDenyRules(), defaultMode: "default", defaultDenies: true, files: [] };
+}
+
+function defaultDenyRules(): SourcedRule[] {
+  return DEFAULT_DENY_RULES.map((text) => {
+    const parsed = parseRule(text);
+    if (isRuleSyntaxError(parsed)) throw new Error(`default rule ${text}: ${parsed.error}`); // a bug, not input
+    return { rule: parsed, behavior: "deny", source: DEFAULT_SOURCE };
+  });
 }
 
 interface ReadSettings {
