@@ -76,9 +76,9 @@ export function permissionGate(options: PermissionGateOptions): CallRunner {
     const { answer, decision: asking, rules } = await asked;
     if (answer === "yes" || answer === "always") return allowed();
     if (context.signal?.aborted) return codedError("interrupted", "the user interrupted before this call ran.");
-    const to = options.ask ? "the answer was no" : "there is no one to ask";
+    const answered = options.ask ? "the answer was no" : "there was no one to ask";
     const rule = rules.length > 0 ? ` The rule that would allow it: ${rules.join(", ")}.` : "";
-    return refusal("not_approved", `${asking.reason}; ${to}, so it did not run.${rule}`);
+    return refusal("not_approved", `${whatAsks(asking)}, and ${answered}, so nothing ran.${rule}`);
   };
 }
 
@@ -93,8 +93,8 @@ async function askAbout(
   if (decision.behavior !== "ask") return { answer: decision.behavior === "allow" ? "yes" : "no", decision, rules: [] };
   const rules = allowRulesFor(call, settings, mode, cwd);
   const choices: AskAnswer[] = rules.length > 0 ? ["yes", "no", "always"] : ["yes", "no"];
-  const always = rules.length > 0 ? ` (always: ${rules.join(", ")})` : "";
-  const question = `${decision.reason} — run it?${always}`;
+  const always = rules.length > 0 ? ` (always allows ${rules.join(", ")})` : "";
+  const question = `${whatAsks(decision)}. Run it?${always}`;
   const answer = options.ask
     ? await options.ask({ call, decision, question, choices, rules }).catch((): AskAnswer => "no")
     : "no";
@@ -103,6 +103,16 @@ async function askAbout(
     settings.rules = withAllowRules(settings, parsed).rules;
   }
   return { answer, decision, rules };
+}
+
+/**
+ * A decision to ask, said with its subject first: "the simple command `rm -rf build` asks (in
+ * default mode a command asks)" for the reason "asks (in default mode a command asks): the simple
+ * command `rm -rf build`".
+ */
+export function whatAsks(decision: Decision): string {
+  const [, by, subject] = /^asks (\([^)]*\)|by .*?): ([\s\S]+)$/.exec(decision.reason) ?? [];
+  return subject ? `${subject} asks ${by}` : decision.reason;
 }
 
 /** False when dispatch would answer the call with an error before running anything. */
