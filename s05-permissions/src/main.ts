@@ -45,14 +45,14 @@ export const S05_OPTIONS: ExtraOption[] = [
     type: "string",
     help: `--permission-mode M what runs when no rule names it: ${PERMISSION_MODES.join(", ")}`,
   },
-  { name: "allow", type: "string", multiple: true, help: "--allow RULE        run what RULE names without asking" },
-  { name: "ask", type: "string", multiple: true, help: "--ask RULE          ask before what RULE names" },
   {
-    name: "deny",
+    name: "allow",
     type: "string",
     multiple: true,
-    help: "--deny RULE         never run what RULE names (each rule option repeatable)",
+    help: "--allow RULE        run what RULE names without asking (repeatable)",
   },
+  { name: "ask", type: "string", multiple: true, help: "--ask RULE          ask before what RULE names (repeatable)" },
+  { name: "deny", type: "string", multiple: true, help: "--deny RULE         never run what RULE names (repeatable)" },
 ];
 
 /** The chapter's CLI, with the rules read and the mode chosen. */
