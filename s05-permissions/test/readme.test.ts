@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { EXIT_CODES, exitCodeFor, usage } from "@harness/shared";
 import { codeFences, containsRun, normalisedLines, proseOf, readChapterCli, sourceLines } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { decide, loadPermissionSettings, PERMISSION_MODES, type PermissionMode, SettingsError } from "../src/index.ts";
+import { decide, PERMISSION_MODES, type PermissionMode } from "../src/index.ts";
 import { main, S05_OPTIONS } from "../src/main.ts";
 import { EVASIONS } from "./evasions.ts";
 import { fakeTerminal, until } from "./run-cli.ts";
