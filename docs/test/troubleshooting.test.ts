@@ -94,6 +94,8 @@ function anthropicError(status: number, type: string, message: string) {
 let server: Server;
 let base: string;
 let play: string;
+/** How many requests each test server got, by the first part of its path. */
+const requests = new Map<string, number>();
 /** A port nothing listens on: one the system gave, then closed. */
 let closedPort: number;
 
@@ -101,7 +103,9 @@ beforeAll(async () => {
   server = createServer((request, response) => {
     request.resume();
     request.on("end", () => {
-      const answer = ANSWERS[(request.url ?? "").split("/")[1]];
+      const name = (request.url ?? "").split("/")[1];
+      requests.set(name, (requests.get(name) ?? 0) + 1);
+      const answer = ANSWERS[name];
       if (answer === "silent") return; // never answers
       if (answer === "silent-stream") {
         // a stream that starts as the Messages API's does, then says nothing more
@@ -273,6 +277,8 @@ describe.concurrent("what the troubleshooting page quotes", { timeout: 120_000 }
     expect(whole.stderr.at(-1)).toMatch(/^s01: error: no response from .* within 1 s$/);
     expect(streamed.stderr.at(-1)).toMatch(/^s03: error: the stream from .* was silent for 1 s$/);
     expectQuoted(PAGES.troubleshooting, [byDefault(whole.stderr.at(-1)!), byDefault(streamed.stderr.at(-1)!)]);
+    // a wait that ran out is not retried; s03 sends a stream that failed before its content twice more
+    expect([requests.get("silent"), requests.get("silent-stream")]).toEqual([1, 3]);
   });
 
   it("a model that answers in text and calls no tool", async () => {
