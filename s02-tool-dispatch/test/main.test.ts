@@ -10,7 +10,6 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import {
   encodeSse,
-  historyProblems,
   reply,
   ScriptedModel,
   type ScriptStep,

@@ -190,7 +190,7 @@ describe("s03 CLI", { timeout: 120_000 }, () => {
     it("is 1 for bad usage, with one line on stderr", async () => {
       const { code, stderr } = await runCli(["--max-turns", "0", "hi"]);
       expect(code).toBe(1);
-      expect(stderr).toBe('s03: error: --max-turns expects a whole number of at least 1, got 0\n');
+      expect(stderr).toBe("s03: error: --max-turns expects a whole number of at least 1, got 0\n");
     });
 
     it("is 1 for an API error, with one line on stderr and no stack", async () => {
