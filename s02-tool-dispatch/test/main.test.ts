@@ -8,16 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import {
-  historyProblems,
-  reply,
-  ScriptedModel,
-  type ScriptStep,
-  startScriptedServer,
-  text,
-  textReply,
-  toolUse,
-} from "@harness/shared";
+import { reply, ScriptedModel, type ScriptStep, startScriptedServer, text, textReply, toolUse } from "@harness/shared";
 import { afterAll, describe, expect, it } from "vitest";
 import { tempWorkdir } from "./temp-workdir.ts";
 

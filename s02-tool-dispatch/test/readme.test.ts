@@ -6,9 +6,14 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_BASH_TIMEOUT_SECONDS, DEFAULT_MAX_OUTPUT_BYTES, EXIT_CODES, exitCodeFor, usage } from "@harness/shared";
+import {
+  DEFAULT_BASH_TIMEOUT_SECONDS,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  EXIT_CODES,
+  exitCodeFor,
+  usage,
+} from "@harness/shared";
 import { codeFences, containsRun, normalisedLines, proseOf, readChapterCli, sourceLines } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { dispatch, toolMap } from "../src/dispatch.ts";

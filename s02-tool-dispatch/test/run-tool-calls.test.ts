@@ -125,10 +125,15 @@ describe("runToolCalls", () => {
       { id: "t0", name: "bash", input: { command: "printf written > out.txt" } },
       { id: "t1", name: "read_file", input: { path: "out.txt" } },
     ];
-    const results = await runToolCalls(toolMap(ALL_TOOLS), batch, { cwd }, {
-      toolCall: (call) => events.push(`start ${call.name}`),
-      toolResult: (call) => events.push(`end ${call.name}`),
-    });
+    const results = await runToolCalls(
+      toolMap(ALL_TOOLS),
+      batch,
+      { cwd },
+      {
+        toolCall: (call) => events.push(`start ${call.name}`),
+        toolResult: (call) => events.push(`end ${call.name}`),
+      },
+    );
     expect(events).toEqual(["start bash", "end bash", "start read_file", "end read_file"]);
     expect(results[1]).toEqual({ content: "1\twritten", isError: false });
   });
