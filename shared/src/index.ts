@@ -11,6 +11,7 @@ export * from "./cli/run-chapter-cli.ts";
 export * from "./cli/terminal-view.ts";
 export * from "./create-client.ts";
 export * from "./denied-command.ts";
+export * from "./harness-data-dir.ts";
 export * from "./headless-chromium.ts";
 export * from "./history-problems.ts";
 export * from "./load-env.ts";
