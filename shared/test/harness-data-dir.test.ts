@@ -10,7 +10,9 @@ describe("harnessDataDir", () => {
 
   it("defaults HARNESS_HOME to ~/.harness", () => {
     expect(harnessDataDir("/work/main", {})).toBe(join(homedir(), ".harness", "projects", "-work-main"));
-    expect(harnessDataDir("/work/main", { HARNESS_HOME: "" })).toBe(join(homedir(), ".harness", "projects", "-work-main"));
+    expect(harnessDataDir("/work/main", { HARNESS_HOME: "" })).toBe(
+      join(homedir(), ".harness", "projects", "-work-main"),
+    );
   });
 
   it("names the project by its absolute path, however it was written", () => {
