@@ -30,7 +30,7 @@ export { DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS };
 
 /** How one run of the loop is set up: s02's options, plus a trace. */
 export interface AgentLoopOptions extends S02Options {
-  /** Record into `.traces/<traceId>.jsonl` under `cwd` (or HARNESS_TRACE_DIR). */
+  /** Record into `<traceId>.jsonl` in the project's trace directory (`traceDir(cwd)`). */
   traceId?: string;
   /** Record with this writer instead (a REPL session shares one across its runs). */
   trace?: TraceWriter;
@@ -93,13 +93,11 @@ export async function agentLoop(
       if (turn.toolCalls.length > 0) {
         messages.push({ role: "user", content: turn.toolCalls.map((call) => resultBlock(call, notRun(turn))) });
       }
-      iteration.write(response, turn);
       return result(stop, turns);
     }
 
     if (repeatGuard.repeats(turn.toolCalls)) {
       messages.push({ role: "user", content: turn.toolCalls.map((call) => resultBlock(call, repeated())) });
-      iteration.write(response, turn);
       return result("repeated_tool_call", turns);
     }
 
@@ -112,7 +110,6 @@ export async function agentLoop(
       // one result per call, in tool_use order, in ONE user message, even when interrupted
       messages.push({ role: "user", content: turn.toolCalls.map((call, i) => resultBlock(call, outputs[i])) });
     }
-    iteration.write(response, turn); // on disk before the loop moves on
     if (signal.aborted) return result("aborted", turns);
     // no tool calls and no stop: pause_turn, so the history goes back as it is
     if (turns >= maxTurns) return result("max_turns", turns);

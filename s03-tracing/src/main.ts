@@ -1,7 +1,8 @@
 /**
  * s03's command line: s02's, plus `--trace[=ID]`. With it, every iteration of every prompt is
- * appended to .traces/<id>.jsonl under --cwd (or HARNESS_TRACE_DIR), and the end of each run
- * says how to read it with `pnpm trace`.
+ * appended to <id>.jsonl in the trace directory of the project in --cwd (`traceDir`: outside the
+ * project, where the model's tools never look), and the end of each run says how to read it
+ * with `pnpm trace`.
  */
 import { relative } from "node:path";
 import { terminalObserver } from "@harness/s02-tool-dispatch";
@@ -25,7 +26,7 @@ const chapter: ChapterCli<StopReason> = {
   summary: "every iteration saved to disk, and a tracer to show it",
   interruptible: true,
   extraOptions: [
-    { name: "trace", type: "string", help: "--trace[=ID]        record every iteration in .traces/<ID>.jsonl" },
+    { name: "trace", type: "string", help: "--trace[=ID]        record every iteration in the trace <ID> (pnpm trace reads it)" },
   ],
   run(history, context) {
     const { client, model, options, signal, view } = context;
@@ -53,9 +54,9 @@ const chapter: ChapterCli<StopReason> = {
 function sayWhereTheTraceIs({ view, options }: RunContext): void {
   if (!trace) return;
   const here = process.env.INIT_CWD ?? process.cwd();
-  const dir = traceDir(options.cwd);
-  const near = relative(here, dir);
-  const custom = dir === traceDir(here) ? "" : ` --dir ${near.startsWith("..") ? dir : near}`;
+  // the tracer reads the traces of the directory it is started from; name the project when it is another
+  const near = relative(here, options.cwd) || ".";
+  const custom = traceDir(options.cwd) === traceDir(here) ? "" : ` --cwd ${near.startsWith("..") ? options.cwd : near}`;
   view.note(
     `trace ${trace.traceId} → ${trace.path}\n  pnpm trace show ${trace.traceId}${custom}   ·   pnpm trace view ${trace.traceId}${custom}`,
   );
