@@ -455,7 +455,12 @@ describe("agentLoop with a trace", () => {
       tools: toolMap([readFileTool]),
     });
     expect(linesSeenAtCall).toEqual([0, 1, 2]);
-    expect(readTrace(writer.path).records.map((r) => r.type)).toEqual(["iteration", "iteration", "iteration", "result"]);
+    expect(readTrace(writer.path).records.map((r) => r.type)).toEqual([
+      "iteration",
+      "iteration",
+      "iteration",
+      "result",
+    ]);
     expect(isValidHistory(messages)).toBe(true);
   });
 });
