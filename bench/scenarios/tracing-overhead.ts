@@ -142,7 +142,11 @@ export async function tracingOverhead(o: TracingOverheadOptions): Promise<Sectio
       target:
         size === tenTurns || !tenTurns
           ? undefined
-          : atMost(spread, tenTurns.bytes / tenTurns.turns / 1024, `≤ the 10-turn run's size per turn (flat, not growing)`),
+          : atMost(
+              spread,
+              tenTurns.bytes / tenTurns.turns / 1024,
+              `≤ the 10-turn run's size per turn (flat, not growing)`,
+            ),
     });
   }
   const megabytes = summarize(rounds.map((r) => r.bytes / 2 ** 20)).median;
@@ -231,7 +235,12 @@ async function traceSize(
 ): Promise<TraceSize> {
   const writer = new TraceWriter(`bench-size-${turns}`, dir, SECRETS);
   const messages: MessageParam[] = [{ role: "user", content: readTurnsPrompt(turns - 1) }];
-  const result = await agentLoop(client, messages, { model: "scripted-model", cwd, maxTurns: turns + 5, trace: writer });
+  const result = await agentLoop(client, messages, {
+    model: "scripted-model",
+    cwd,
+    maxTurns: turns + 5,
+    trace: writer,
+  });
   const served = await server.take();
   if (result.turns !== turns || served.requests !== turns || result.finalText !== readTurnsAnswer(turns - 1)) {
     problems.add(`the ${turns}-turn run did other work: ${result.stopReason} after ${result.turns} model calls`);
@@ -239,7 +248,8 @@ async function traceSize(
   const trace = readTrace(writer.path);
   let wholeBytes = 0;
   for (const record of trace.records) if (record.type === "result") wholeBytes += JSON.stringify(record).length + 1;
-  for (const { record, request } of sentRequests(trace)) wholeBytes += JSON.stringify({ ...record, request }).length + 1;
+  for (const { record, request } of sentRequests(trace))
+    wholeBytes += JSON.stringify({ ...record, request }).length + 1;
   const recorded = trace.records.filter((r) => r.type === "iteration").length;
   if (recorded !== turns) problems.add(`the ${turns}-turn trace holds ${recorded} iterations`);
   const bytes = statSync(writer.path).size;

@@ -78,7 +78,8 @@ export function runTraceCli(
       }
       const n = Number(values.request);
       const request = /^\d+$/.test(values.request) ? requestOf(trace, n) : undefined;
-      if (!request) throw new Error(`trace ${id} has no request #${values.request} (pnpm trace show ${id} numbers them)`);
+      if (!request)
+        throw new Error(`trace ${id} has no request #${values.request} (pnpm trace show ${id} numbers them)`);
       say(JSON.stringify(request, null, 2));
       return 0;
     }

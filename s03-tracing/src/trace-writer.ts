@@ -72,7 +72,7 @@ export class TraceWriter {
   /** Append a record with the request `sent`, written as what is new since the last request written. */
   writeWithRequest(record: WithoutRequest, sent: SentRequest): void {
     const n = this.requests + 1;
-    this.write({ ...record, request: requestDelta(sent, n, this.last) } as TraceRecord);
+    this.write({ ...record, request: requestDelta(sent, n, this.last) });
     this.requests = n;
     this.last = { n, sent };
   }

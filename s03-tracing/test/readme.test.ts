@@ -20,8 +20,8 @@ import {
 } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { knownSecrets, redactLine } from "../src/redact.ts";
-import { traceDir } from "../src/trace-writer.ts";
 import { isValidTraceId, TRACE_FORMAT } from "../src/trace-record.ts";
+import { traceDir } from "../src/trace-writer.ts";
 import { scriptedTrace } from "./scripted-trace.ts";
 
 const CHAPTER = join(REPO_ROOT, "s03-tracing");
@@ -57,14 +57,15 @@ describe.each(READMES)("%s", (name) => {
       textReply("Done."),
     ]);
     // the lines as written
-    const [first, second] = readFileSync(writer.path, "utf8").split("\n").map((line) => JSON.parse(line || "null"));
+    const [first, second] = readFileSync(writer.path, "utf8")
+      .split("\n")
+      .map((line) => JSON.parse(line || "null"));
     const relevant = (paths: string[]) =>
       // the message and tool shapes are the API's, not this chapter's
       [
         ...new Set(
           paths.filter(
-            (p) =>
-              !/^(\.request)?\.(messages|tools)\[\]\./.test(p) && !/^\.response\.content\[\]\./.test(p),
+            (p) => !/^(\.request)?\.(messages|tools)\[\]\./.test(p) && !/^\.response\.content\[\]\./.test(p),
           ),
         ),
       ].sort();
@@ -100,7 +101,9 @@ describe.each(READMES)("%s", (name) => {
     // where traces live: a project's slug as the text shows it
     expect(markdown).toContain("~/.harness/projects/<project>/traces/<id>.jsonl");
     expect(markdown).toContain(`\`/work/main\` → \`${projectSlug("/work/main")}\``);
-    expect(traceDir("/work/main", { HARNESS_HOME: "/h" })).toBe(join("/h", "projects", projectSlug("/work/main"), "traces"));
+    expect(traceDir("/work/main", { HARNESS_HOME: "/h" })).toBe(
+      join("/h", "projects", projectSlug("/work/main"), "traces"),
+    );
     // the size benchmark's run lengths
     expect(scenario("tracing-overhead.ts")).toMatch(/SIZE_TURNS = \[10, 100, 1000\];/);
 
