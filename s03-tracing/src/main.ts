@@ -26,11 +26,7 @@ const chapter: ChapterCli<StopReason> = {
   summary: "every iteration saved to disk, and a tracer to show it",
   interruptible: true,
   extraOptions: [
-    {
-      name: "trace",
-      type: "string",
-      help: "--trace[=ID]        record every iteration in the trace <ID> (pnpm trace reads it)",
-    },
+    { name: "trace", type: "string", help: "--trace[=ID]        record every iteration (read it with pnpm trace)" },
   ],
   run(history, context) {
     const { client, model, options, signal, view } = context;

@@ -237,7 +237,7 @@ describe("pnpm s03 --trace", () => {
   it("lists --trace in its help", async () => {
     const { code, stdout } = await run(["--help"]);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/--trace\[=ID\]\s+record every iteration in the trace <ID> \(pnpm trace reads it\)/);
+    expect(stdout).toMatch(/--trace\[=ID\]\s+record every iteration \(read it with pnpm trace\)/);
   }, 60_000);
 
   it("appends every run of a REPL session to one file, never rewriting what is there", async () => {
