@@ -6,7 +6,8 @@
  * Records are written from one place. An iteration is written when the next one starts or when
  * the run finishes, and every way out of the loop goes through `finish`, so no exit can leave an
  * iteration unwritten. A model call that fails writes its error record at once (the error then
- * leaves the loop). Without a trace writer every method still works and writes nothing.
+ * leaves the loop). Either end closes the trace file. Without a trace writer every method still
+ * works and writes nothing.
  */
 import type { Message, MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import type { LoopObserver } from "@harness/s02-tool-dispatch";
@@ -48,6 +49,7 @@ export class RunRecorder {
       at: new Date().toISOString(),
       result,
     });
+    this.trace?.close();
     return result;
   }
 }
@@ -109,6 +111,7 @@ export class IterationRecorder {
           },
           this.sent,
         );
+        this.trace.close(); // the run ends with this error
       }
       throw error;
     } finally {

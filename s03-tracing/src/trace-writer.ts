@@ -1,12 +1,13 @@
 /**
  * Writing a trace: one JSON line per record, appended with a synchronous write before the loop
  * moves on. A crash or `kill -9` therefore loses at most the iteration in flight; the lines
- * before it are already in the file. A trace is only ever appended to, never rewritten.
+ * before it are already in the file. A trace is only ever appended to, never rewritten. The file
+ * stays open while a run writes to it, and is closed when the run ends.
  *
  * Traces live with the harness's own data for the project (`harnessDataDir`), not in the
  * project: the model's tools search the working directory, and must never read a trace back.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { harnessDataDir } from "@harness/shared";
 import { readTrace } from "./read-trace.ts";
@@ -43,6 +44,8 @@ export class TraceWriter {
   private requests = 0;
   /** The last request this writer wrote: the next one is written as what is new since it. */
   private last?: { n: number; sent: SentRequest };
+  /** The file, open for appending from a run's first record to its end. */
+  private fd?: number;
 
   constructor(
     readonly traceId: string,
@@ -66,7 +69,16 @@ export class TraceWriter {
 
   /** Append one record as one line; it is on disk when this returns. */
   write(record: TraceRecord): void {
-    appendFileSync(this.path, `${redactLine(JSON.stringify(record), this.secrets)}\n`);
+    const line = Buffer.from(`${redactLine(JSON.stringify(record), this.secrets)}\n`);
+    this.fd ??= openSync(this.path, "a");
+    for (let done = 0; done < line.length; ) done += writeSync(this.fd, line, done);
+  }
+
+  /** Close the file until the next record: a run has ended (the next prompt may be long in coming). */
+  close(): void {
+    if (this.fd === undefined) return;
+    closeSync(this.fd);
+    this.fd = undefined;
   }
 
   /** Append a record with the request `sent`, written as what is new since the last request written. */

@@ -465,6 +465,39 @@ describe("agentLoop with a trace", () => {
   });
 });
 
+describe("agentLoop's trace file", () => {
+  const openFiles = () => readdirSync("/dev/fd").length;
+
+  it.each([
+    ["returns", textReply("Done.")],
+    ["throws", { kind: "http_error", status: 400, message: "messages: bad" } as ScriptStep],
+  ])("is open while a run writes to it and closed when the run %s", async (_, last) => {
+    const cwd = mkdtempSync(join(tmpdir(), "s03-fd-"));
+    const writer = new TraceWriter("fd", traceFolder(), []);
+    const replies = [reply([toolUse("read_file", { path: "x" })]), last];
+    const seen: number[] = []; // files open as each request reaches the model
+    const model = new ScriptedModel({
+      brain: () => {
+        seen.push(openFiles());
+        return replies.shift() ?? textReply("Done.");
+      },
+    });
+    const before = openFiles();
+    const run = agentLoop(model.client({ maxRetries: 0 }), [{ role: "user", content: "go" }], {
+      model: "m",
+      cwd,
+      trace: writer,
+      tools: toolMap([readFileTool]),
+    });
+    await run.catch(() => undefined);
+    expect(readTrace(writer.path).records.map((r) => r.type)).toEqual(
+      last.kind === "reply" ? ["iteration", "iteration", "result"] : ["iteration", "error"],
+    );
+    expect(seen).toEqual([before, before + 1]); // the first record was written before the second request
+    expect(openFiles()).toBe(before);
+  });
+});
+
 describe("agentLoop's trace on every way out of the loop", () => {
   type Exit = {
     script: ScriptStep[];
