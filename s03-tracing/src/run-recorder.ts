@@ -12,7 +12,7 @@
 import type { Message, MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import type { LoopObserver } from "@harness/s02-tool-dispatch";
 import { type AgentLoopResult, AgentTurn, type ToolCall, type ToolResult } from "@harness/shared";
-import { freezeRequest, type SentRequest } from "./request-delta.ts";
+import type { SentRequest } from "./request-delta.ts";
 import { TRACE_FORMAT, type TracedToolCall } from "./trace-record.ts";
 import type { TraceWriter } from "./trace-writer.ts";
 
@@ -73,7 +73,7 @@ export class IterationRecorder {
     request: MessageCreateParamsNonStreaming,
   ) {
     // the history is changed after this call: keep the request exactly as it is sent
-    if (trace) this.sent = freezeRequest(request);
+    this.sent = trace?.freeze(request);
   }
 
   /** The observer, plus a note of when the first streamed event arrived. */

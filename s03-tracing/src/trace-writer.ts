@@ -9,10 +9,11 @@
  */
 import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { harnessDataDir } from "@harness/shared";
 import { readTrace } from "./read-trace.ts";
 import { knownSecrets, redactLine } from "./redact.ts";
-import { requestDelta, type SentRequest } from "./request-delta.ts";
+import { freezeRequest, requestDelta, type SentRequest } from "./request-delta.ts";
 import { type ErrorRecord, type IterationRecord, isValidTraceId, type TraceRecord } from "./trace-record.ts";
 
 /** Where the traces of the project in `cwd` go: HARNESS_TRACE_DIR, else `traces/` in its harness data directory. */
@@ -79,6 +80,11 @@ export class TraceWriter {
     if (this.fd === undefined) return;
     closeSync(this.fd);
     this.fd = undefined;
+  }
+
+  /** Freeze `request` as it is sent, sharing what did not change with the last request written. */
+  freeze(request: MessageCreateParamsNonStreaming): SentRequest {
+    return freezeRequest(request, this.last?.sent);
   }
 
   /** Append a record with the request `sent`, written as what is new since the last request written. */
