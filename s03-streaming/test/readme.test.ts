@@ -217,7 +217,8 @@ async function runSample(sample: Sample, dir: string): Promise<{ shown: string; 
       child.kill("SIGINT"); // the command that would run for 30 s
     } else if (count(prompt) > sent) {
       if (sent < typed.length) child.stdin.write(`${typed[sent]}\n`);
-      else if (endsAtPrompt) child.kill("SIGINT"); // Ctrl-C at the prompt
+      else if (endsAtPrompt)
+        child.kill("SIGINT"); // Ctrl-C at the prompt
       else child.stdin.end();
       sent++;
     }
@@ -358,10 +359,7 @@ describe("the samples of README.md, run", { timeout: 120_000 }, () => {
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write(encodeSse({ event: "ping", data: { type: "ping" } })); // and then nothing
     });
-    expect(lines).toEqual([
-      await errorLine(html, []),
-      await errorLine(silent, ["--model-timeout", "1"]),
-    ]);
+    expect(lines).toEqual([await errorLine(html, []), await errorLine(silent, ["--model-timeout", "1"])]);
   });
 });
 
