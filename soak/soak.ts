@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { agentLoop as s01Loop } from "@harness/s01-agent-loop";
 import { agentLoop as s02Loop } from "@harness/s02-tool-dispatch";
 import { agentLoop as s03Loop } from "@harness/s03-streaming";
-import { readTrace, agentLoop as s04Loop, TraceWriter } from "@harness/s04-tracing";
+import { readTrace, agentLoop as s04Loop, sentRequests, TraceWriter } from "@harness/s04-tracing";
 import {
   isValidHistory,
   reply,
@@ -266,11 +266,15 @@ function checkTraces() {
       const last = types.at(-1);
       if (last !== "result" && last !== "error") problems.push(`run ${run} ends with ${last}`);
     }
-    for (const record of trace.records) {
-      if (record.type !== "result" && !isValidHistory(record.request.messages)) {
+    let rebuilt = 0;
+    for (const { record, request } of sentRequests(trace)) {
+      rebuilt++;
+      if (!isValidHistory(request.messages)) {
         problems.push(`run ${record.run} turn ${record.turn} recorded an invalid history`);
       }
     }
+    const carrying = trace.records.filter((r) => r.type !== "result").length;
+    if (rebuilt !== carrying) problems.push(`${rebuilt} requests rebuilt, not ${carrying}`);
     if (problems.length > 0) {
       unreadable++;
       fail(`trace ${session.writer.path}: ${problems.slice(0, 3).join("; ")}`);

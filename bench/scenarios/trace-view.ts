@@ -159,7 +159,7 @@ export async function traceView(o: TraceViewOptions): Promise<Section> {
 /** The trace: ITERATIONS iterations written by s04's loop, against the scripted model in its own process. */
 async function buildTrace(dir: string): Promise<LoadedTrace> {
   writeReadTurnsFiles(dir, TURNS_PER_RUN - 1);
-  const writer = new TraceWriter("bench-view", join(dir, ".traces"), []);
+  const writer = new TraceWriter("bench-view", join(dir, "traces"), []);
   const server = await startBenchServer();
   try {
     const client = new Anthropic({ apiKey: "bench", baseURL: server.url });

@@ -26,16 +26,26 @@ export const exercises = [
     expect: "fail",
   },
   {
-    // a call is counted before it runs: the same count, because running a tool never throws
+    // the provider's stop reason decides instead of the tool blocks: an unknown one ends the run
     id: 3,
     file: "src/agent-loop.ts",
-    find: `        const output = await runTool(call, options);
-        toolCalls++;
+    find: "const stop = stopReasonFor(turn);",
+    replace: 'const stop = turn.providerStopReason === "tool_use" ? null : "final_answer";',
+    test: "runs the tools of a turn with an unknown stop reason and goes on",
+    expect: "fail",
+  },
+  {
+    // one user message per result: two calls of one turn leave two user messages in a row
+    id: 4,
+    file: "src/agent-loop.ts",
+    find: `        results.push(toResultBlock(call, output));
+      }
+      messages.push({ role: "user", content: results });
 `,
-    replace: `        toolCalls++;
-        const output = await runTool(call, options);
+    replace: `        messages.push({ role: "user", content: [toResultBlock(call, output)] });
+      }
 `,
-    test: "runs a tool, sends its result with the matching id, then answers",
-    expect: "pass",
+    test: "answers several tool calls of one turn in ONE user message",
+    expect: "fail",
   },
 ];

@@ -178,6 +178,24 @@ describe("agentLoop", () => {
     expectValid(messages);
   });
 
+  it.each(ALL_TOOLS)("offers $name and routes a call to it through the map, to its own parse", async (tool) => {
+    // no tool takes an empty input: the answer is the tool's own refusal, so the map found it
+    const refusal = tool.parse({});
+    const { model, messages, result } = await run([reply([toolUse(tool.name, {}, "toolu_1")]), textReply("Done.")]);
+    expect(model.requests[0].body.tools?.map((t) => (t as { name: string }).name)).toContain(tool.name);
+    expect(refusal.ok).toBe(false);
+    expect(blocks(messages[2])).toEqual([
+      {
+        type: "tool_result",
+        tool_use_id: "toolu_1",
+        content: `Error [invalid_arguments]: ${tool.name}: ${refusal.ok ? "" : refusal.error}`,
+        is_error: true,
+      },
+    ]);
+    expect(result).toMatchObject({ stopReason: "final_answer", turns: 2, toolCalls: 1 });
+    expectValid(messages);
+  });
+
   it("offers only the tools it is given", async () => {
     const tools = toolMap(ALL_TOOLS.filter((t) => t.name === "read_file"));
     const { model, messages } = await run([textReply("ok")], { tools });

@@ -4,6 +4,8 @@ import { z } from "zod";
 import { dispatch, toolMap } from "../src/dispatch.ts";
 import { allConcurrencySafe, type CallRunner, MAX_CONCURRENT_TOOLS, runToolCalls } from "../src/run-tool-calls.ts";
 import { defineTool, type Tool } from "../src/tool.ts";
+import { ALL_TOOLS } from "../src/tools/index.ts";
+import { tempWorkdir } from "./temp-workdir.ts";
 
 /** Let every other pending task run once: a call that yields here can be overtaken. */
 const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -113,6 +115,27 @@ describe("runToolCalls", () => {
       "end read 3",
     ]);
     expect(results.map((r) => r.content)).toEqual(["read 0", "write 1", "read 2", "read 3"]);
+  });
+
+  it("runs the chapter's bash and a read_file after it one by one: the read sees what bash wrote", async () => {
+    // bash is a writer: with it in the turn, nothing starts before the call written before it ends
+    const cwd = tempWorkdir();
+    const events: string[] = [];
+    const batch: ToolCall[] = [
+      { id: "t0", name: "bash", input: { command: "printf written > out.txt" } },
+      { id: "t1", name: "read_file", input: { path: "out.txt" } },
+    ];
+    const results = await runToolCalls(
+      toolMap(ALL_TOOLS),
+      batch,
+      { cwd },
+      {
+        toolCall: (call) => events.push(`start ${call.name}`),
+        toolResult: (call) => events.push(`end ${call.name}`),
+      },
+    );
+    expect(events).toEqual(["start bash", "end bash", "start read_file", "end read_file"]);
+    expect(results[1]).toEqual({ content: "1\twritten", isError: false });
   });
 
   it("tells its observer about every call exactly once, as it starts and as its result lands", async () => {

@@ -5,8 +5,11 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import {
+  encodeSse,
   historyProblems,
   reply,
   ScriptedModel,
@@ -17,6 +20,7 @@ import {
   toolUse,
 } from "@harness/shared";
 import { afterAll, describe, expect, it } from "vitest";
+import { STREAM_RETRIES } from "../src/stream-turn.ts";
 import { tempWorkdir } from "./temp-workdir.ts";
 
 const REPO_ROOT = join(import.meta.dirname, "..", "..");
@@ -98,6 +102,26 @@ async function scriptedServer(script: ScriptStep[]) {
   return { model, env: cleanEnv({ ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: server.url }) };
 }
 const servers: { close(): Promise<void> }[] = [];
+
+/** An endpoint on 127.0.0.1 that answers every request with `handler`, and counts the requests. */
+async function endpoint(handler: (res: ServerResponse) => void) {
+  const seen = { requests: 0 };
+  const server = createServer((req, res) => {
+    seen.requests++;
+    req.resume();
+    handler(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  servers.push({
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  });
+  return { url, seen, env: cleanEnv({ ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: url }) };
+}
 afterAll(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
@@ -190,7 +214,7 @@ describe("s03 CLI", { timeout: 120_000 }, () => {
     it("is 1 for bad usage, with one line on stderr", async () => {
       const { code, stderr } = await runCli(["--max-turns", "0", "hi"]);
       expect(code).toBe(1);
-      expect(stderr).toBe('s03: error: --max-turns expects a whole number of at least 1, got 0\n');
+      expect(stderr).toBe("s03: error: --max-turns expects a whole number of at least 1, got 0\n");
     });
 
     it("is 1 for an API error, with one line on stderr and no stack", async () => {
@@ -202,6 +226,70 @@ describe("s03 CLI", { timeout: 120_000 }, () => {
         "s03: error: the API answered 400 invalid_request_error: this request is wrong",
         "",
       ]);
+    });
+
+    it("is 1 when the endpoint answers a stream with an HTML page, naming it and what came back", async () => {
+      const { url, seen, env } = await endpoint((res) =>
+        res.writeHead(200, { "content-type": "text/html" }).end("<html><body>Sign in</body></html>"),
+      );
+      const { code, stdout, stderr } = await runCli(["--cwd", demoDir(), "hi"], env);
+      expect(code).toBe(1);
+      expect(stderr.split("\n")[1]).toBe(
+        `s03: error: ${url}/v1/messages answered 200 text/html, not a Messages API stream: "<html><body>Sign in</body></html>"`,
+      );
+      expect(stdout).not.toContain("final_answer");
+      expect(seen.requests).toBe(1);
+    });
+
+    it("is 1 when the stream goes silent after some text for --model-timeout, naming the endpoint", async () => {
+      const start = {
+        type: "message_start",
+        message: {
+          id: "msg_1",
+          type: "message",
+          role: "assistant",
+          model: "claude-test",
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 5, output_tokens: 1 },
+        },
+      };
+      const { url, seen, env } = await endpoint((res) => {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write(encodeSse({ event: "message_start", data: start }));
+        const block = { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } };
+        res.write(encodeSse({ event: "content_block_start", data: block }));
+        const delta = { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Half an ans" } };
+        res.write(encodeSse({ event: "content_block_delta", data: delta })); // and then nothing
+      });
+      const { code, stdout, stderr } = await runCli(["--model-timeout", "2", "--cwd", demoDir(), "hi"], env);
+      expect(code).toBe(1);
+      expect(stdout).toContain("Half an ans");
+      expect(stderr.split("\n")[1]).toBe(
+        "s03: error: the stream failed after its content had started " +
+          `(the stream from ${url}/v1/messages was silent for 2 s)`,
+      );
+      expect(seen.requests).toBe(1); // content had arrived: not sent again
+    });
+
+    it(`sends a stream that went silent before its content again, ${STREAM_RETRIES} times, then fails`, async () => {
+      const { url, seen, env } = await endpoint((res) => {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write(encodeSse({ event: "ping", data: { type: "ping" } })); // and then nothing
+      });
+      const { code, stderr } = await runCli(["--model-timeout", "1", "--cwd", demoDir(), "hi"], env);
+      expect(code).toBe(1);
+      expect(stderr.split("\n")[1]).toBe(`s03: error: the stream from ${url}/v1/messages was silent for 1 s`);
+      expect(seen.requests).toBe(STREAM_RETRIES + 1); // so the wait lasted (STREAM_RETRIES + 1) times the timeout
+    });
+
+    it("does not send again a request that got no response at all within --model-timeout", async () => {
+      const { url, seen, env } = await endpoint(() => {}); // accepts the request, never answers
+      const { code, stderr } = await runCli(["--model-timeout", "1", "--cwd", demoDir(), "hi"], env);
+      expect(code).toBe(1);
+      expect(stderr.split("\n")[1]).toBe(`s03: error: no response from ${url}/v1/messages within 1 s`);
+      expect(seen.requests).toBe(1);
     });
 
     it("is 130 when Ctrl-C stops a one-shot prompt", async () => {

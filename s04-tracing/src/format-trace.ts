@@ -1,10 +1,11 @@
 /**
  * The tracer's terminal output: `trace list` as a table, `trace show` as a timeline of runs,
- * turns and tool calls with their durations, tokens and stop reasons.
+ * turns and tool calls with their durations, tokens and stop reasons, each turn with its
+ * request's number (`#N`), which `trace show --request N` prints whole.
  */
 import { preview } from "@harness/shared";
 import type { LoadedTrace, TraceSummary } from "./read-trace.ts";
-import { promptOf } from "./read-trace.ts";
+import { runPrompts } from "./read-trace.ts";
 
 /** `trace list`: one line a trace, newest first. */
 export function formatList(traces: TraceSummary[]): string {
@@ -30,17 +31,18 @@ export function formatShow(trace: LoadedTrace): string {
   const skipped = trace.skippedLines;
   if (skipped > 0)
     out.push(`  (${skipped} unreadable line${skipped === 1 ? "" : "s"} skipped: a run was cut mid-write)`);
+  const prompts = runPrompts(trace);
   let run = -1;
   for (const record of trace.records) {
     if (record.type === "iteration") {
       if (record.run !== run) {
         run = record.run;
-        out.push("", `run ${run + 1} · "${clip(promptOf(record).replace(/\s+/g, " "), 80)}"`);
+        out.push("", `run ${run + 1} · "${clip((prompts.get(run) ?? "").replace(/\s+/g, " "), 80)}"`);
       }
       const t = record.timings;
       const usage = record.response.usage;
       out.push(
-        `  turn ${record.turn}  ${record.startedAt.slice(11, 23)}  ttft ${ms(t.ttftMs)} · model ${ms(t.modelMs)}` +
+        `  turn ${record.turn}  #${record.request.n}  ${record.startedAt.slice(11, 23)}  ttft ${ms(t.ttftMs)} · model ${ms(t.modelMs)}` +
           `${record.toolCalls.length ? ` · tools ${ms(t.toolMs)}` : ""} · ${usage.inputTokens} in / ${usage.outputTokens} out · ${record.response.stopReason}`,
       );
       const text = record.response.content
@@ -56,7 +58,7 @@ export function formatShow(trace: LoadedTrace): string {
         for (const line of preview(call.result, 2)) out.push(`        ${line}`);
       }
     } else if (record.type === "error") {
-      out.push(`  ✗ turn ${record.turn} failed: ${record.message}`);
+      out.push(`  ✗ turn ${record.turn}  #${record.request.n}  failed: ${record.message}`);
     } else {
       const r = record.result;
       out.push(

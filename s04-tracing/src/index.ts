@@ -3,6 +3,7 @@ export * from "./format-trace.ts";
 export * from "./read-trace.ts";
 export * from "./redact.ts";
 export * from "./render-html.ts";
+export * from "./request-delta.ts";
 export * from "./run-recorder.ts";
 export * from "./to-otlp.ts";
 export * from "./trace-record.ts";

@@ -1,7 +1,8 @@
 /**
  * s04's command line: s03's, plus `--trace[=ID]`. With it, every iteration of every prompt is
- * appended to .traces/<id>.jsonl under --cwd (or HARNESS_TRACE_DIR), and the end of each run
- * says how to read it with `pnpm trace`.
+ * appended to <id>.jsonl in the trace directory of the project in --cwd (`traceDir`: outside the
+ * project, where the model's tools never look), and the end of each run says how to read it
+ * with `pnpm trace`.
  */
 import { relative } from "node:path";
 import { type AgentStopReason, terminalObserver } from "@harness/s03-streaming";
@@ -30,7 +31,7 @@ const chapter: ChapterCli<AgentStopReason> = {
       name: "trace",
       type: "string",
       optionalValue: true,
-      help: "--trace[=ID]        record every iteration in .traces/<ID>.jsonl",
+      help: "--trace[=ID]        record every iteration (read it with pnpm trace)",
     },
   ],
   run(history, context) {
@@ -61,9 +62,9 @@ const chapter: ChapterCli<AgentStopReason> = {
 function sayWhereTheTraceIs({ view, options }: RunContext): void {
   if (!trace) return;
   const here = process.env.INIT_CWD ?? process.cwd();
-  const dir = traceDir(options.cwd);
-  const near = relative(here, dir);
-  const custom = dir === traceDir(here) ? "" : ` --dir ${near.startsWith("..") ? dir : near}`;
+  // the tracer reads the traces of the directory it is started from; name the project when it is another
+  const near = relative(here, options.cwd) || ".";
+  const custom = traceDir(options.cwd) === traceDir(here) ? "" : ` --cwd ${near.startsWith("..") ? options.cwd : near}`;
   view.note(
     `trace ${trace.traceId} → ${trace.path}\n  pnpm trace show ${trace.traceId}${custom}   ·   pnpm trace view ${trace.traceId}${custom}`,
   );

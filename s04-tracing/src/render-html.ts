@@ -4,11 +4,11 @@
  * shows a timeline of turns and tool calls drawn to scale, expandable turns with their text,
  * tool input and output and the messages sent, token totals and the stop reason.
  *
- * To keep a long trace small, each turn carries only the messages that were new in its request
- * (the rest were shown with earlier turns); the .jsonl file keeps every request whole.
+ * Each turn carries the messages that were new in its request, as the trace holds them (the
+ * rest were shown with earlier turns), so the page grows in step with the trace.
  */
 import type { LoadedTrace } from "./read-trace.ts";
-import { promptOf, summariseTrace } from "./read-trace.ts";
+import { runPrompts, sentRequests, summariseTrace } from "./read-trace.ts";
 import type { IterationRecord } from "./trace-record.ts";
 
 /** The page's data: what the script draws. */
@@ -39,26 +39,23 @@ interface ViewData {
 export function renderTraceHtml(trace: LoadedTrace): string {
   const iterations = trace.records.filter((r): r is IterationRecord => r.type === "iteration");
   const t0 = iterations.length ? Date.parse(iterations[0].startedAt) : 0;
-  let previous: IterationRecord | undefined;
-  const turns = iterations.map((it) => {
-    const sameRun = previous && previous.run === it.run;
-    const from = sameRun && previous ? previous.request.messages.length : 0;
-    previous = it;
-    return {
-      run: it.run,
-      turn: it.turn,
-      prompt: promptOf(it),
-      startMs: Date.parse(it.startedAt) - t0,
-      ttftMs: it.timings.ttftMs,
-      modelMs: it.timings.modelMs,
-      stopReason: it.response.stopReason,
-      usage: it.response.usage,
-      messageCount: it.request.messages.length,
-      newMessages: it.request.messages.slice(from),
-      content: it.response.content,
-      toolCalls: it.toolCalls,
-    };
-  });
+  const prompts = runPrompts(trace);
+  const turns = iterations.map((it) => ({
+    run: it.run,
+    turn: it.turn,
+    prompt: prompts.get(it.run) ?? "",
+    startMs: Date.parse(it.startedAt) - t0,
+    ttftMs: it.timings.ttftMs,
+    modelMs: it.timings.modelMs,
+    stopReason: it.response.stopReason,
+    usage: it.response.usage,
+    messageCount: it.request.keep + it.request.messages.length,
+    newMessages: it.request.messages,
+    content: it.response.content,
+    toolCalls: it.toolCalls,
+  }));
+  const opening = sentRequests(trace).next(); // the first request: its system prompt and tools
+  const first = opening.done ? undefined : opening.value.request;
   const end = Math.max(
     0,
     ...turns.map((t) => t.startMs + Math.max(t.modelMs, ...t.toolCalls.map((c) => c.startOffsetMs + c.durationMs))),
@@ -66,8 +63,8 @@ export function renderTraceHtml(trace: LoadedTrace): string {
   const data: ViewData = {
     id: trace.id,
     summary: { ...summariseTrace(trace), durationMs: end, runs: new Set(turns.map((t) => t.run)).size },
-    system: iterations[0]?.request.system ?? "",
-    tools: (iterations[0]?.request.tools ?? []).map((t) => t.name),
+    system: first?.system ?? "",
+    tools: (first?.tools ?? []).map((t) => t.name),
     turns,
     events: trace.records.flatMap((r): ViewData["events"] =>
       r.type === "result"

@@ -1,38 +1,55 @@
 /**
  * What the loop calls to record a run, so the loop itself changes by a few lines: a run recorder
- * numbers the run and writes its result; an iteration recorder snapshots the request as sent,
- * times the model call and each tool call, and writes the iteration (or the error that ended
- * it). Without a trace writer every method still works and writes nothing.
+ * numbers the run and holds the iteration in progress; an iteration recorder freezes the request
+ * as sent, times the model call and each tool call, and keeps the response.
+ *
+ * Records are written from one place. An iteration is written when the next one starts or when
+ * the run finishes, and every way out of the loop goes through `finish`, so no exit can leave an
+ * iteration unwritten. A model call that fails writes its error record at once (the error then
+ * leaves the loop). Either end closes the trace file. Without a trace writer every method still
+ * works and writes nothing.
  */
 import type { Message, MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import type { LoopObserver } from "@harness/s03-streaming";
-import type { AgentLoopResult, AgentTurn, ToolCall, ToolResult } from "@harness/shared";
-import type { IterationRecord, TracedToolCall } from "./trace-record.ts";
+import { type AgentLoopResult, AgentTurn, type ToolCall, type ToolResult } from "@harness/shared";
+import type { SentRequest } from "./request-delta.ts";
+import { TRACE_FORMAT, type TracedToolCall } from "./trace-record.ts";
 import type { TraceWriter } from "./trace-writer.ts";
 
 /** Records one run of the loop. */
 export class RunRecorder {
   /** Which run of the trace this is. */
   readonly run: number;
+  /** The iteration in progress: written when the next one starts or the run finishes. */
+  private open?: IterationRecorder;
 
   constructor(private readonly trace?: TraceWriter) {
     this.run = trace ? trace.run++ : 0;
   }
 
-  /** Start recording one iteration; `request` is snapshotted now, before the turn is appended. */
+  /** Write the iteration in progress, then start recording the next; `request` is frozen now, as sent. */
   iteration(turn: number, request: MessageCreateParamsNonStreaming): IterationRecorder {
-    return new IterationRecorder(this.trace, this.run, turn, request);
+    this.open?.write();
+    this.open = new IterationRecorder(this.trace, this.run, turn, request);
+    return this.open;
   }
 
-  /** Write the run's result as its last record, and return it. */
+  /**
+   * Write the iteration in progress, then the run's result as its last record, and return it.
+   * Contract: every exit of the loop returns through here.
+   */
   finish<R extends string>(result: AgentLoopResult<R>): AgentLoopResult<R> {
+    this.open?.write();
+    this.open = undefined;
     this.trace?.write({
       type: "result",
+      version: TRACE_FORMAT,
       traceId: this.trace.traceId,
       run: this.run,
       at: new Date().toISOString(),
       result,
     });
+    this.trace?.close();
     return result;
   }
 }
@@ -41,7 +58,9 @@ export class RunRecorder {
 export class IterationRecorder {
   private readonly startedAt = new Date();
   private readonly t0 = performance.now();
-  private readonly sent: IterationRecord["request"];
+  private readonly sent?: SentRequest;
+  private response?: Message;
+  private written = false;
   private ttftMs = -1;
   private modelMs = 0;
   private readonly starts = new Map<string, number>();
@@ -53,14 +72,8 @@ export class IterationRecorder {
     private readonly turn: number,
     request: MessageCreateParamsNonStreaming,
   ) {
-    // the history is appended to after this call: keep the request exactly as it is sent
-    this.sent = {
-      model: request.model,
-      max_tokens: request.max_tokens,
-      system: typeof request.system === "string" ? request.system : JSON.stringify(request.system ?? ""),
-      tools: (request.tools ?? []) as IterationRecord["request"]["tools"],
-      messages: request.messages.map((m) => ({ ...m })),
-    };
+    // the history is changed after this call: keep the request exactly as it is sent
+    this.sent = trace?.freeze(request);
   }
 
   /** The observer, plus a note of when the first streamed event arrived. */
@@ -74,21 +87,32 @@ export class IterationRecorder {
     };
   }
 
-  /** Await the model call, timing it; a failure is written as an error record, then rethrown. */
+  /**
+   * Await the model call, timing it and keeping its response. A failure is written as an error
+   * record, then rethrown; an interrupted call (null) leaves nothing to write.
+   */
   async modelCall(call: Promise<Message | null>): Promise<Message | null> {
     try {
-      return await call;
+      this.response = (await call) ?? undefined;
+      return this.response ?? null;
     } catch (error) {
-      this.trace?.write({
-        type: "error",
-        traceId: this.trace.traceId,
-        run: this.run,
-        turn: this.turn,
-        startedAt: this.startedAt.toISOString(),
-        at: new Date().toISOString(),
-        request: this.sent,
-        message: error instanceof Error ? error.message : String(error),
-      });
+      if (this.trace && this.sent && !this.written) {
+        this.written = true;
+        this.trace.writeWithRequest(
+          {
+            type: "error",
+            version: TRACE_FORMAT,
+            traceId: this.trace.traceId,
+            run: this.run,
+            turn: this.turn,
+            startedAt: this.startedAt.toISOString(),
+            at: new Date().toISOString(),
+            message: error instanceof Error ? error.message : String(error),
+          },
+          this.sent,
+        );
+        this.trace.close(); // the run ends with this error
+      }
       throw error;
     } finally {
       this.modelMs = performance.now() - this.t0;
@@ -117,28 +141,36 @@ export class IterationRecorder {
     };
   }
 
-  /** Write the iteration as one line; it is on disk when this returns. */
-  write(response: Message, turn: AgentTurn): void {
-    if (!this.trace) return;
+  /**
+   * Write the iteration as one line, once; it is on disk when this returns. An iteration whose
+   * model call was interrupted has no response and writes nothing (the half-streamed turn is dropped).
+   */
+  write(): void {
+    if (!this.trace || !this.sent || !this.response || this.written) return;
+    this.written = true;
+    const turn = AgentTurn.fromResponse(this.response);
     const order = turn.toolCalls.map((c) => c.id);
     const toolCalls = [...this.calls].sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
-    this.trace.write({
-      type: "iteration",
-      traceId: this.trace.traceId,
-      run: this.run,
-      turn: this.turn,
-      startedAt: this.startedAt.toISOString(),
-      request: this.sent,
-      response: {
-        id: response.id,
-        model: response.model,
-        content: response.content,
-        stopReason: turn.providerStopReason,
-        usage: turn.usage,
+    this.trace.writeWithRequest(
+      {
+        type: "iteration",
+        version: TRACE_FORMAT,
+        traceId: this.trace.traceId,
+        run: this.run,
+        turn: this.turn,
+        startedAt: this.startedAt.toISOString(),
+        response: {
+          id: this.response.id,
+          model: this.response.model,
+          content: this.response.content,
+          stopReason: turn.providerStopReason,
+          usage: turn.usage,
+        },
+        toolCalls,
+        timings: { ttftMs: Math.max(this.ttftMs, 0), modelMs: this.modelMs, toolMs: toolSpan(toolCalls) },
       },
-      toolCalls,
-      timings: { ttftMs: Math.max(this.ttftMs, 0), modelMs: this.modelMs, toolMs: toolSpan(toolCalls) },
-    });
+      this.sent,
+    );
   }
 }
 

@@ -9,7 +9,7 @@ import { isValidHistory } from "@harness/shared";
 import { FAULT_CASES, type FaultMatrixLoop, faultCaseMismatches, runFaultCase } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { agentLoop } from "../src/agent-loop.ts";
-import { readTrace } from "../src/read-trace.ts";
+import { readTrace, sentRequests } from "../src/read-trace.ts";
 import { TraceWriter } from "../src/trace-writer.ts";
 
 const traceDirs: string[] = [];
@@ -43,9 +43,10 @@ describe("agentLoop under the fault matrix, traced", () => {
       }
       // run 1 is the next prompt, appended to the same trace
       expect(trace.records.filter((r) => r.run === 1).map((r) => r.type)).toEqual(["iteration", "result"]);
-      for (const record of trace.records) {
-        if (record.type !== "result") expect(isValidHistory(record.request.messages)).toBe(true);
-      }
+      // every request it recorded reads back, and was a valid history
+      const requests = [...sentRequests(trace)];
+      expect(requests).toHaveLength(trace.records.filter((r) => r.type !== "result").length);
+      for (const { request } of requests) expect(isValidHistory(request.messages)).toBe(true);
     },
   );
 });

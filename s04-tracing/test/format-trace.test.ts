@@ -16,13 +16,18 @@ const summary = (over: Partial<TraceSummary>): TraceSummary => ({
   ...over,
 });
 
-const iteration = (over: Partial<IterationRecord> & { prompt?: string; text?: string }): IterationRecord => ({
+const iteration = (
+  over: Partial<IterationRecord> & { prompt?: string; text?: string; n?: number },
+): IterationRecord => ({
   type: "iteration",
+  version: 2,
   traceId: "t1",
   run: 0,
   turn: 1,
   startedAt: "2026-03-04T05:06:07.890Z",
   request: {
+    n: over.n ?? 1,
+    keep: 0,
     model: "m",
     max_tokens: 100,
     system: "s",
@@ -109,6 +114,7 @@ describe("formatShow", () => {
         }),
         iteration({
           turn: 2,
+          n: 2,
           startedAt: "2026-03-04T05:06:09.100Z",
           text: "Three files.",
           response: {
@@ -122,6 +128,7 @@ describe("formatShow", () => {
         }),
         {
           type: "result",
+          version: 2,
           traceId: "t1",
           run: 0,
           at: "2026-03-04T05:06:09.200Z",
@@ -140,7 +147,7 @@ describe("formatShow", () => {
       "trace t1  (/traces/t1.jsonl)",
       "",
       'run 1 · "List the files"',
-      "  turn 1  05:06:07.890  ttft 49 ms · model 1.23 s · tools 17 ms · 812 in / 18 out · tool_use",
+      "  turn 1  #1  05:06:07.890  ttft 49 ms · model 1.23 s · tools 17 ms · 812 in / 18 out · tool_use",
       "    │ Let me look.",
       "    ✓ bash ls -la  17 ms",
       "        a.txt",
@@ -148,7 +155,7 @@ describe("formatShow", () => {
       "        … (2 more lines)",
       '    ✗ read_file {"path":"missing.txt"}  2 ms',
       "        Error [not_found]: missing.txt does not exist.",
-      "  turn 2  05:06:09.100  ttft 8 ms · model 11 ms · 900 in / 5 out · end_turn",
+      "  turn 2  #2  05:06:09.100  ttft 8 ms · model 11 ms · 900 in / 5 out · end_turn",
       "    │ Three files.",
       "  → final_answer · 2 turns · 2 tool calls · 1712 in / 23 out tokens",
     ]);
@@ -158,8 +165,8 @@ describe("formatShow", () => {
     const out = formatShow(
       loaded([
         iteration({ run: 0, prompt: "first" }),
-        iteration({ run: 1, prompt: "second", turn: 1 }),
-        iteration({ run: 1, prompt: "second", turn: 2 }),
+        iteration({ run: 1, prompt: "second", turn: 1, n: 2 }),
+        iteration({ run: 1, prompt: "second", turn: 2, n: 3 }),
       ]),
     );
     expect(out.split("\n").filter((l) => l.startsWith("run "))).toEqual(['run 1 · "first"', 'run 2 · "second"']);
@@ -171,17 +178,18 @@ describe("formatShow", () => {
         iteration({}),
         {
           type: "error",
+          version: 2,
           traceId: "t1",
           run: 0,
           turn: 2,
           startedAt: "x",
           at: "x",
-          request: iteration({}).request,
+          request: iteration({ n: 2 }).request,
           message: "the stream ended without message_stop",
         },
       ]),
     );
-    expect(out.split("\n").at(-1)).toBe("  ✗ turn 2 failed: the stream ended without message_stop");
+    expect(out.split("\n").at(-1)).toBe("  ✗ turn 2  #2  failed: the stream ended without message_stop");
   });
 
   it("says when a line was skipped and when the run has no result", () => {

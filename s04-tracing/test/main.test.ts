@@ -3,7 +3,7 @@
  * a child process, offline or against the scripted model served on 127.0.0.1.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -21,8 +21,9 @@ import {
 } from "@harness/shared";
 import { afterEach, describe, expect, it } from "vitest";
 import { formatShow } from "../src/format-trace.ts";
-import { type LoadedTrace, readTrace, summariseTrace } from "../src/read-trace.ts";
+import { type LoadedTrace, readTrace, requestOf, sentRequests, summariseTrace } from "../src/read-trace.ts";
 import type { IterationRecord, ResultRecord } from "../src/trace-record.ts";
+import { traceDir } from "../src/trace-writer.ts";
 
 const MAIN = join(REPO_ROOT, "s04-tracing", "src", "main.ts");
 const README = "# Demo\n\nA small project.\n\n## Usage\n\nRun it.\n";
@@ -40,15 +41,23 @@ function workdir(): string {
   return dir;
 }
 
-/** The environment without credentials or trace settings of the shell running the tests. */
+/**
+ * The environment without credentials or harness settings of the shell running the tests, with a
+ * HARNESS_HOME of its own: no test writes in the real ~/.harness.
+ */
 function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const name of Object.keys(env)) {
-    if (name.startsWith("ANTHROPIC_") || name === "HARNESS_TRACE_DIR" || name === "INIT_CWD" || name === "DEBUG") {
+    if (name.startsWith("ANTHROPIC_") || name.startsWith("HARNESS_") || name === "INIT_CWD" || name === "DEBUG") {
       delete env[name];
     }
   }
-  return { ...env, NO_COLOR: "1", ...extra };
+  return { ...env, NO_COLOR: "1", HARNESS_HOME: mkdtempSync(join(tmpdir(), "s03-home-")), ...extra };
+}
+
+/** Where the CLI, run in `env` with --cwd `cwd`, writes trace `id`. */
+function tracePathFor(cwd: string, env: NodeJS.ProcessEnv, id: string): string {
+  return join(traceDir(cwd, env), `${id}.jsonl`);
 }
 
 /** Start the CLI in its own process group. */
@@ -115,9 +124,11 @@ function completeLines(path: string): string[] {
   return readFileSync(path, "utf8").split("\n").slice(0, -1);
 }
 
-/** True when every request the CLI recorded (and so sent) had a valid history. */
+/** True when every request the CLI recorded (and so sent) reads back and had a valid history. */
 function sentValidHistories(trace: LoadedTrace): boolean {
-  return trace.records.every((r) => r.type === "result" || isValidHistory(r.request.messages));
+  const requests = [...sentRequests(trace)];
+  const recorded = trace.records.filter((r) => r.type !== "result").length;
+  return requests.length === recorded && requests.every(({ request }) => isValidHistory(request.messages));
 }
 
 async function scriptedServer(model: ScriptedModel): Promise<ScriptedServer> {
@@ -127,41 +138,42 @@ async function scriptedServer(model: ScriptedModel): Promise<ScriptedServer> {
 }
 
 describe("pnpm s04 --trace", () => {
-  it("records a run in .traces/<id>.jsonl under --cwd and says how to read it", async () => {
+  it("records a run in the project's trace directory, outside --cwd, and says how to read it", async () => {
     const cwd = workdir();
-    const { code, stdout, stderr } = await run([
-      "--offline",
-      "--json",
-      "--trace=my-run",
-      "--cwd",
-      cwd,
-      "Read README.md and summarise it",
-    ]);
+    const env = cleanEnv();
+    const { code, stdout, stderr } = await run(
+      ["--offline", "--json", "--trace=my-run", "--cwd", cwd, "Read README.md and summarise it"],
+      env,
+    );
     expect(stderr).toMatch(/^Using the offline scripted model/);
     expect(code).toBe(0);
-    const path = join(cwd, ".traces", "my-run.jsonl");
+    const path = tracePathFor(cwd, env, "my-run");
+    expect(path.startsWith(join(env.HARNESS_HOME ?? "?", "projects"))).toBe(true);
+    expect(readdirSync(cwd)).toEqual(["README.md"]);
     expect(stdout).toContain(`trace my-run → ${path}\n`);
-    expect(stdout).toContain(`pnpm trace show my-run --dir ${join(cwd, ".traces")}`);
-    expect(stdout).toContain(`pnpm trace view my-run --dir ${join(cwd, ".traces")}`);
+    // the tracer runs from the repository root: it is told which project
+    expect(stdout).toContain(`pnpm trace show my-run --cwd ${cwd}`);
+    expect(stdout).toContain(`pnpm trace view my-run --cwd ${cwd}`);
 
     const trace = readTrace(path);
     expect(trace.records.map((r) => r.type)).toEqual(["iteration", "iteration", "result"]);
     const printed = JSON.parse(stdout.trimEnd().split("\n").at(-1) ?? "");
     expect((trace.records.at(-1) as ResultRecord).result).toEqual(printed);
     const [first] = trace.records as IterationRecord[];
-    expect(first.request.messages).toEqual([{ role: "user", content: "Read README.md and summarise it" }]);
+    expect(requestOf(trace, 1)?.messages).toEqual([{ role: "user", content: "Read README.md and summarise it" }]);
     expect(first.toolCalls[0]).toMatchObject({ name: "read_file", input: { path: "README.md" }, isError: false });
     expect(sentValidHistories(trace)).toBe(true);
   }, 60_000);
 
   it("takes a fresh id when --trace has none", async () => {
     const cwd = workdir();
-    const { code, stdout } = await run(["--offline", "--trace", "--cwd", cwd, "Read README.md and summarise it"]);
+    const env = cleanEnv();
+    const { code, stdout } = await run(["--offline", "--trace", "--cwd", cwd, "Read README.md and summarise it"], env);
     expect(code).toBe(0);
     const id = /trace (\d{8}-\d{6}-[a-z0-9]+) →/.exec(stdout)?.[1];
     expect(id).toBeDefined();
-    expect(readdirSync(join(cwd, ".traces"))).toEqual([`${id}.jsonl`]);
-    expect(sentValidHistories(readTrace(join(cwd, ".traces", `${id}.jsonl`)))).toBe(true);
+    expect(readdirSync(traceDir(cwd, env))).toEqual([`${id}.jsonl`]);
+    expect(sentValidHistories(readTrace(tracePathFor(cwd, env, `${id}`)))).toBe(true);
   }, 60_000);
 
   it("writes to HARNESS_TRACE_DIR when it is set", async () => {
@@ -174,16 +186,43 @@ describe("pnpm s04 --trace", () => {
     );
     expect(code).toBe(0);
     expect(sentValidHistories(readTrace(join(dir, "here.jsonl")))).toBe(true);
-    expect(existsSync(join(cwd, ".traces"))).toBe(false);
+    expect(readdirSync(cwd)).toEqual(["README.md"]);
+    expect(readdirSync(env.HARNESS_HOME ?? "?")).toEqual([]);
     expect(stdout).toContain("pnpm trace show here   ·   pnpm trace view here\n"); // the tracer reads it too
   }, 60_000);
 
   it("records nothing without --trace", async () => {
     const cwd = workdir();
-    const { code, stdout } = await run(["--offline", "--cwd", cwd, "Read README.md and summarise it"]);
+    const env = cleanEnv();
+    const { code, stdout } = await run(["--offline", "--cwd", cwd, "Read README.md and summarise it"], env);
     expect(code).toBe(0);
     expect(stdout).not.toContain("pnpm trace");
-    expect(existsSync(join(cwd, ".traces"))).toBe(false);
+    expect(readdirSync(cwd)).toEqual(["README.md"]);
+    expect(readdirSync(env.HARNESS_HOME ?? "?")).toEqual([]);
+  }, 60_000);
+
+  it("keeps traces where the model's tools never find them: a search after a traced run sees none", async () => {
+    const cwd = workdir();
+    mkdirSync(join(cwd, "src"));
+    writeFileSync(join(cwd, "src", "app.ts"), "// TODO: handle errors\nexport const answer = 42;\n");
+    const env = cleanEnv();
+    const prompt = "Find the TODO comments in this repository";
+    const answers: string[] = [];
+    for (const id of ["first", "second"]) {
+      const { code, stdout } = await run(["--offline", "--json", `--trace=${id}`, "--cwd", cwd, prompt], env);
+      expect(code).toBe(0);
+      answers.push(JSON.parse(stdout.trimEnd().split("\n").at(-1) ?? "").finalText);
+    }
+    // the first trace holds the word the search looks for, many times over...
+    const first = readFileSync(tracePathFor(cwd, env, "first"), "utf8");
+    expect(first.split("TODO").length).toBeGreaterThan(3);
+    // ...and the second search found the one comment in the project, and nothing of the trace
+    const expected = "I found 1 TODO/FIXME comment:\n- src/app.ts:1: // TODO: handle errors";
+    expect(answers).toEqual([expected, expected]);
+    const [search] = (readTrace(tracePathFor(cwd, env, "second")).records[0] as IterationRecord).toolCalls;
+    expect(search).toMatchObject({ name: "grep", isError: false });
+    expect(search.result).not.toMatch(/jsonl|traces/);
+    expect(readdirSync(cwd).sort()).toEqual(["README.md", "src"]);
   }, 60_000);
 
   it("refuses an id that is not a file name, in one line, before any prompt runs", async () => {
@@ -209,13 +248,14 @@ describe("pnpm s04 --trace", () => {
   it("lists --trace in its help", async () => {
     const { code, stdout } = await run(["--help"]);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/--trace\[=ID\]\s+record every iteration in \.traces\/<ID>\.jsonl/);
+    expect(stdout).toMatch(/--trace\[=ID\]\s+record every iteration \(read it with pnpm trace\)/);
   }, 60_000);
 
   it("appends every run of a REPL session to one file, never rewriting what is there", async () => {
     const cwd = workdir();
-    const path = join(cwd, ".traces", "session.jsonl");
-    const child = start(["--offline", "--trace=session", "--cwd", cwd], cleanEnv());
+    const env = cleanEnv();
+    const path = tracePathFor(cwd, env, "session");
+    const child = start(["--offline", "--trace=session", "--cwd", cwd], env);
     child.stdin?.write("Read README.md and summarise it\n");
     await until("the first run's result is on disk", () =>
       completeLines(path).some((l) => l.includes('"type":"result"')),
@@ -231,9 +271,11 @@ describe("pnpm s04 --trace", () => {
     const trace = readTrace(path);
     expect(trace.records.filter((r) => r.type === "result").map((r) => r.run)).toEqual([0, 1]);
     const secondRun = trace.records.find((r): r is IterationRecord => r.type === "iteration" && r.run === 1);
-    // the history is kept between prompts, and the record holds all of it
-    expect(secondRun?.request.messages[0]).toEqual({ role: "user", content: "Read README.md and summarise it" });
-    expect(secondRun?.request.messages.at(-1)).toEqual({
+    // the history is kept between prompts: the second run's request extends the first run's
+    expect(secondRun?.request.base).toBe((secondRun?.request.n ?? 0) - 1);
+    const sent = requestOf(trace, secondRun?.request.n ?? 0);
+    expect(sent?.messages[0]).toEqual({ role: "user", content: "Read README.md and summarise it" });
+    expect(sent?.messages.at(-1)).toEqual({
       role: "user",
       content: "List all TypeScript files in this directory",
     });
@@ -251,11 +293,9 @@ describe("pnpm s04 --trace", () => {
     });
     const server = await scriptedServer(model);
     const cwd = workdir();
-    const path = join(cwd, ".traces", "killed.jsonl");
-    const child = start(
-      ["--trace=killed", "--cwd", cwd, "Run two commands"],
-      cleanEnv({ ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url }),
-    );
+    const env = cleanEnv({ ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url });
+    const path = tracePathFor(cwd, env, "killed");
+    const child = start(["--trace=killed", "--cwd", cwd, "Run two commands"], env);
     const sleeper = () => processes().find((p) => p.ppid === child.pid && /sleep 30/.test(p.args));
     await until("the first record is on disk and sleep 30 runs", () => completeLines(path).length >= 1 && !!sleeper());
     const { pgid } = sleeper()!;
@@ -297,14 +337,12 @@ describe("pnpm s04 --trace", () => {
     });
     const server = await scriptedServer(model);
     const cwd = workdir();
-    const { code, stdout, stderr } = await run(
-      ["--trace=failed", "--cwd", cwd, "go"],
-      cleanEnv({ ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url }),
-    );
+    const env = cleanEnv({ ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url });
+    const { code, stdout, stderr } = await run(["--trace=failed", "--cwd", cwd, "go"], env);
     expect(code).toBe(1);
     expect(stderr.trimEnd().split("\n").at(-1)).toMatch(/^s04: error: the API answered 400 .*something is wrong/);
-    expect(stdout).toContain(`trace failed → ${join(cwd, ".traces", "failed.jsonl")}`);
-    const trace = readTrace(join(cwd, ".traces", "failed.jsonl"));
+    expect(stdout).toContain(`trace failed → ${tracePathFor(cwd, env, "failed")}`);
+    const trace = readTrace(tracePathFor(cwd, env, "failed"));
     expect(trace.records.map((r) => r.type)).toEqual(["iteration", "error"]);
     expect(trace.records[1]).toMatchObject({
       type: "error",
@@ -324,17 +362,15 @@ describe("pnpm s04 --trace", () => {
       script: [reply([toolUse("read_file", { path: "leak.txt" })]), textReply(`Found ${key}.`)],
     });
     const server = await scriptedServer(model);
-    const { code } = await run(
-      ["--trace=secret", "--cwd", cwd, `Is ${key} in leak.txt?`],
-      cleanEnv({ ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: server.url }),
-    );
+    const env = cleanEnv({ ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: server.url });
+    const { code } = await run(["--trace=secret", "--cwd", cwd, `Is ${key} in leak.txt?`], env);
     expect(code).toBe(0);
     expect(JSON.stringify(model.requests[0].headers)).toContain(key); // it was sent, in an auth header...
-    const raw = readFileSync(join(cwd, ".traces", "secret.jsonl"));
+    const raw = readFileSync(tracePathFor(cwd, env, "secret"));
     expect(raw.includes(key)).toBe(false); // ...and is nowhere in the trace
     expect(raw.includes("Secret_Key")).toBe(false);
     expect(raw.includes("[REDACTED]")).toBe(true);
-    expect(sentValidHistories(readTrace(join(cwd, ".traces", "secret.jsonl")))).toBe(true);
+    expect(sentValidHistories(readTrace(tracePathFor(cwd, env, "secret")))).toBe(true);
   }, 60_000);
 });
 
@@ -356,11 +392,9 @@ describe("pnpm s04 --trace, Ctrl-C in the REPL", () => {
     const model = new ScriptedModel({ script: [first, textReply("Back again.")] });
     const server = await scriptedServer(model);
     const cwd = workdir();
-    const path = join(cwd, ".traces", "ctrl-c.jsonl");
-    const child = start(
-      ["--trace=ctrl-c", "--cwd", cwd],
-      cleanEnv({ ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url }),
-    );
+    const env = cleanEnv({ ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url });
+    const path = tracePathFor(cwd, env, "ctrl-c");
+    const child = start(["--trace=ctrl-c", "--cwd", cwd], env);
     await until("the prompt is shown", () => child.output.stdout.includes("s04 >> "));
     child.stdin?.write("first prompt\n");
     await until("the run is at the phase to interrupt", () => model.requests.length === 1 && ready(child.output, cwd));
@@ -428,10 +462,12 @@ describe("pnpm s04 --trace, Ctrl-C in the REPL", () => {
     const [iteration] = interrupted.records as IterationRecord[];
     expect(iteration.toolCalls).toMatchObject([{ id: "toolu_sleep", name: "bash", isError: true }]);
     expect(iteration.toolCalls[0].result).toContain("[interrupted; the process group was killed]");
-    // and the next run's request carries that answer, then the new prompt
+    // and the next run's request carries that answer, then the new prompt, joined to it in one message
     const next = trace.records.find((r): r is IterationRecord => r.type === "iteration" && r.run === 1);
-    expect(next?.request.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
-    expect(next?.request.messages[2].content).toEqual([
+    expect(next?.request).toMatchObject({ base: iteration.request.n, keep: 1 });
+    const sent = requestOf(trace, next?.request.n ?? 0);
+    expect(sent?.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(sent?.messages[2].content).toEqual([
       expect.objectContaining({ type: "tool_result", tool_use_id: "toolu_sleep", is_error: true }),
       { type: "text", text: "second prompt" },
     ]);

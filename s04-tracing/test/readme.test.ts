@@ -6,11 +6,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
-import { isValidHistory, REPO_ROOT, reply, textReply, toolUse } from "@harness/shared";
+import { isValidHistory, projectSlug, REPO_ROOT, reply, textReply, toolUse } from "@harness/shared";
 import { codeFences, containsRun, normalisedLines, sourceLines } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
 import { knownSecrets, redactLine } from "../src/redact.ts";
-import { type IterationRecord, isValidTraceId } from "../src/trace-record.ts";
+import { isValidTraceId, TRACE_FORMAT } from "../src/trace-record.ts";
+import { traceDir } from "../src/trace-writer.ts";
 import { scriptedTrace } from "./scripted-trace.ts";
 
 const CHAPTER = join(REPO_ROOT, "s04-tracing");
@@ -39,23 +40,32 @@ describe.each(READMES)("%s", (name) => {
     }
   });
 
-  it("shows a sample record with exactly the fields a real record has", async () => {
-    const [sample] = codeFences(markdown, "json").map((block) => JSON.parse(block));
-    const { trace, messages } = await scriptedTrace([
+  it("shows a sample record, and the next record's request, with exactly the fields real ones have", async () => {
+    const [sample, nextRequest] = codeFences(markdown, "json").map((block) => JSON.parse(block));
+    const { writer, messages } = await scriptedTrace([
       reply([toolUse("read_file", { path: "notes.txt" })]),
       textReply("Done."),
     ]);
-    const real = trace.records[0] as IterationRecord;
+    // the lines as written
+    const [first, second] = readFileSync(writer.path, "utf8")
+      .split("\n")
+      .map((line) => JSON.parse(line || "null"));
     const relevant = (paths: string[]) =>
       // the message and tool shapes are the API's, not this chapter's
       [
         ...new Set(
-          paths.filter((p) => !/^\.request\.(messages|tools)\[\]\./.test(p) && !/^\.response\.content\[\]\./.test(p)),
+          paths.filter(
+            (p) => !/^(\.request)?\.(messages|tools)\[\]\./.test(p) && !/^\.response\.content\[\]\./.test(p),
+          ),
         ),
       ].sort();
-    expect(relevant(keyPaths(sample))).toEqual(relevant(keyPaths(real)));
+    expect(relevant(keyPaths(sample))).toEqual(relevant(keyPaths(first)));
+    expect(sample.version).toBe(TRACE_FORMAT);
+    expect(relevant(keyPaths(nextRequest))).toEqual(relevant(keyPaths(second.request)));
+    expect(nextRequest).toMatchObject({ n: 2, base: 1, keep: 1 });
+    expect(second.request).toMatchObject({ n: 2, base: 1, keep: 1 });
     // offline, the model that answered is the scripted one, whatever the request named
-    expect(sample.response.model).toBe(real.response.model);
+    expect(sample.response.model).toBe(first.response.model);
     expect(isValidHistory(messages)).toBe(true);
   });
 
@@ -80,6 +90,15 @@ describe.each(READMES)("%s", (name) => {
     expect(scenario("trace-view.ts")).toMatch(/TARGET_MS = 1000;/);
     expect(scenario("trace-view.ts")).toMatch(/ITERATIONS = 1000;/);
 
+    // where traces live: a project's slug as the text shows it
+    expect(markdown).toContain("~/.harness/projects/<project>/traces/<id>.jsonl");
+    expect(markdown).toContain(`\`/work/main\` → \`${projectSlug("/work/main")}\``);
+    expect(traceDir("/work/main", { HARNESS_HOME: "/h" })).toBe(
+      join("/h", "projects", projectSlug("/work/main"), "traces"),
+    );
+    // the size benchmark's run lengths
+    expect(scenario("tracing-overhead.ts")).toMatch(/SIZE_TURNS = \[10, 100, 1000\];/);
+
     const numbers = markdown.replace(/,(\d{3})/g, "$1").replace(/\s+/g, " ");
     if (name === "README.md") {
       expect(numbers).toContain("shorter than 8 characters");
@@ -91,6 +110,7 @@ describe.each(READMES)("%s", (name) => {
       expect(numbers).toContain("under 2% of loop time");
       expect(numbers).toContain("1000 iterations");
       expect(numbers).toContain("under 1 s");
+      expect(numbers).toContain("10, 100 and 1000 turns");
     } else {
       expect(numbers).toContain("少于 8 个字符");
       expect(numbers).toContain("至少 8 个");
@@ -101,6 +121,7 @@ describe.each(READMES)("%s", (name) => {
       expect(numbers).toContain("2%");
       expect(numbers).toContain("1000 次迭代");
       expect(numbers).toContain("1 秒");
+      expect(numbers).toContain("10、100 和 1000 轮");
     }
   });
 });

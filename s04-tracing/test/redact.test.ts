@@ -76,7 +76,8 @@ describe("redaction in a traced run", () => {
         textReply(`The file holds ${apiKey} and ${shaped}.`),
       ],
     });
-    const writer = new TraceWriter("redacted", join(cwd, ".traces")); // default: the environment's secrets
+    const traces = join(mkdtempSync(join(tmpdir(), "s03-redact-traces-")), "traces");
+    const writer = new TraceWriter("redacted", traces); // default: the environment's secrets
     const messages: MessageParam[] = [{ role: "user", content: `My key is ${apiKey}, and this one: ${shaped}` }];
     await agentLoop(model.client(), messages, { model: "m", cwd, trace: writer });
 

@@ -1,6 +1,7 @@
 /**
  * A real trace for the readers' tests: s04's loop run on the scripted model in a fresh directory,
- * one run per prompt on one history, every iteration written by a TraceWriter.
+ * one run per prompt on one history, every iteration written by a TraceWriter into a directory of
+ * its own (outside the one the tools run in, as traceDir keeps them).
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,7 +11,7 @@ import type { AgentStopReason } from "@harness/s03-streaming";
 import { type AgentLoopResult, appendUserText, ScriptedModel, type ScriptStep } from "@harness/shared";
 import { type AgentLoopOptions, agentLoop } from "../src/agent-loop.ts";
 import { type LoadedTrace, readTrace } from "../src/read-trace.ts";
-import { TraceWriter } from "../src/trace-writer.ts";
+import { TraceWriter, traceDir } from "../src/trace-writer.ts";
 
 /** What a scripted run leaves behind. */
 export interface ScriptedTrace {
@@ -31,17 +32,21 @@ export async function scriptedTrace(
     files = { "notes.txt": "alpha\nbeta\n" },
     traceId = "test-trace",
     options = {},
+    home,
   }: {
     prompts?: string[];
     files?: Record<string, string>;
     traceId?: string;
     options?: Partial<AgentLoopOptions>;
+    /** Write where traceDir puts the project's traces with this HARNESS_HOME (default: a temp dir of its own). */
+    home?: string;
   } = {},
 ): Promise<ScriptedTrace> {
   const cwd = mkdtempSync(join(tmpdir(), "s03-trace-"));
   for (const [name, content] of Object.entries(files)) writeFileSync(join(cwd, name), content);
   const model = new ScriptedModel({ script });
-  const writer = new TraceWriter(traceId, join(cwd, ".traces"), []);
+  const dir = home ? traceDir(cwd, { HARNESS_HOME: home }) : join(mkdtempSync(join(tmpdir(), "s03-traces-")), "traces");
+  const writer = new TraceWriter(traceId, dir, []);
   const messages: MessageParam[] = [];
   const results: AgentLoopResult<AgentStopReason>[] = [];
   for (const prompt of prompts) {

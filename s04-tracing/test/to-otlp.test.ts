@@ -150,7 +150,7 @@ describe("toOtlp", () => {
         { kind: "http_error", status: 400, message: "messages: something is off" },
       ],
     });
-    const writer = new TraceWriter("failed", join(cwd, ".traces"), []);
+    const writer = new TraceWriter("failed", mkdtempSync(join(tmpdir(), "s03-otlp-traces-")), []);
     const messages: MessageParam[] = [{ role: "user", content: "go" }];
     await expect(agentLoop(model.client(), messages, { model: "m", cwd, trace: writer })).rejects.toThrow();
     const spans = spansOf(readTrace(writer.path));
@@ -167,7 +167,7 @@ describe("toOtlp", () => {
   it("exports a run whose very first model call failed", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "s03-otlp-"));
     const model = new ScriptedModel({ script: [{ kind: "http_error", status: 400 }] });
-    const writer = new TraceWriter("first-fails", join(cwd, ".traces"), []);
+    const writer = new TraceWriter("first-fails", mkdtempSync(join(tmpdir(), "s03-otlp-traces-")), []);
     const messages: MessageParam[] = [{ role: "user", content: "go" }];
     await expect(agentLoop(model.client(), messages, { model: "m", cwd, trace: writer })).rejects.toThrow();
     const spans = spansOf(readTrace(writer.path));

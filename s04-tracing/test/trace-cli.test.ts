@@ -1,15 +1,19 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { Writable } from "node:stream";
-import { isValidHistory, REPO_ROOT, reply, textReply, toolUse } from "@harness/shared";
+import { isValidHistory, projectSlug, REPO_ROOT, reply, textReply, toolUse } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { runTraceCli } from "../src/trace-cli.ts";
 import { scriptedTrace } from "./scripted-trace.ts";
 
+/** A HARNESS_HOME that holds nothing, so no test reads or writes the real ~/.harness. */
+const EMPTY_HOME = mkdtempSync(join(tmpdir(), "s03-cli-home-"));
+
 /** Run the tracer with captured output; `env` replaces the process environment. */
 function trace(argv: string[], env: NodeJS.ProcessEnv = {}) {
+  env = { HARNESS_HOME: EMPTY_HOME, ...env };
   let stdout = "";
   let stderr = "";
   const sink = (append: (s: string) => void) =>
@@ -31,14 +35,15 @@ function trace(argv: string[], env: NodeJS.ProcessEnv = {}) {
   return { code, stdout, stderr };
 }
 
-/** A traces directory holding one finished trace. */
+/** One finished trace of the project in `cwd`, where traceDir puts it for HARNESS_HOME `home`. */
 async function oneTrace() {
+  const home = mkdtempSync(join(tmpdir(), "s03-cli-home-"));
   const run = await scriptedTrace(
     [reply([toolUse("read_file", { path: "notes.txt" })]), textReply("It says alpha and beta.")],
-    { traceId: "20260304-050607-abc123", prompts: ["What does notes.txt say?"] },
+    { traceId: "20260304-050607-abc123", prompts: ["What does notes.txt say?"], home },
   );
   expect(isValidHistory(run.messages)).toBe(true);
-  return { dir: join(run.cwd, ".traces"), cwd: run.cwd };
+  return { dir: join(run.writer.path, ".."), cwd: run.cwd, home, model: run.model };
 }
 
 describe("runTraceCli", () => {
@@ -55,11 +60,30 @@ describe("runTraceCli", () => {
     expect(end).toBe("");
   });
 
-  it("reads HARNESS_TRACE_DIR, else .traces under the directory pnpm was started from", async () => {
-    const { dir, cwd } = await oneTrace();
-    expect(trace(["list"], { HARNESS_TRACE_DIR: dir }).stdout).toContain("20260304-050607-abc123");
-    expect(trace(["list"], { INIT_CWD: cwd }).stdout).toContain("20260304-050607-abc123");
-    expect(trace(["list", "--dir", ".traces"], { INIT_CWD: cwd }).stdout).toContain("20260304-050607-abc123");
+  it("reads the traces of the project pnpm was started from, of --cwd, of HARNESS_TRACE_DIR or of --dir", async () => {
+    const { dir, cwd, home } = await oneTrace();
+    const elsewhere = mkdtempSync(join(tmpdir(), "s03-cli-"));
+    const listed = (argv: string[], env: NodeJS.ProcessEnv) => trace(["list", ...argv], env).stdout;
+    expect(dir).toBe(join(home, "projects", projectSlug(cwd), "traces"));
+    expect(listed([], { INIT_CWD: cwd, HARNESS_HOME: home })).toContain("20260304-050607-abc123");
+    expect(listed([], { INIT_CWD: elsewhere, HARNESS_HOME: home })).toMatch(/^No traces yet\./);
+    expect(listed(["--cwd", cwd], { INIT_CWD: elsewhere, HARNESS_HOME: home })).toContain("20260304-050607-abc123");
+    expect(listed(["--cwd", relative(elsewhere, cwd)], { INIT_CWD: elsewhere, HARNESS_HOME: home })).toContain(
+      "20260304-050607-abc123",
+    );
+    expect(listed([], { INIT_CWD: elsewhere, HARNESS_TRACE_DIR: dir })).toContain("20260304-050607-abc123");
+    expect(listed(["--dir", relative(elsewhere, dir)], { INIT_CWD: elsewhere })).toContain("20260304-050607-abc123");
+  });
+
+  it("prints request #N of a trace whole, as the model received it", async () => {
+    const { dir, model } = await oneTrace();
+    for (const n of [1, 2]) {
+      const { code, stdout, stderr } = trace(["show", "20260304-050607-abc123", "--request", String(n), "--dir", dir]);
+      expect(code).toBe(0);
+      expect(stderr).toBe("");
+      const { model: id, max_tokens, system, tools, messages } = model.requests[n - 1].body;
+      expect(stdout).toBe(`${JSON.stringify({ model: id, max_tokens, system, tools, messages }, null, 2)}\n`);
+    }
   });
 
   it("says there are no traces yet, successfully, for an empty directory", () => {
@@ -136,6 +160,7 @@ describe("runTraceCli", () => {
     [["export"], /^trace: error: export needs a trace id/],
     [["show", "nope", "--dir", "/nonexistent-dir"], /^trace: error: no trace "nope" in \/nonexistent-dir /],
     [["show", "../etc/passwd"], /^trace: error: invalid trace id "\.\.\/etc\/passwd"/],
+    [["list", "--request", "1"], /^trace: error: --request goes with show\n$/],
     [["view", "--dir", "/nonexistent-dir"], /^trace: error: no traces in \/nonexistent-dir\n$/],
     [["frobnicate"], /^trace: error: unknown command "frobnicate" \(list, show, view, export\)\n$/],
     [["list", "--colour"], /^trace: error: Unknown option '--colour'/],
@@ -145,6 +170,16 @@ describe("runTraceCli", () => {
     expect(stdout).toBe("");
     expect(stderr).toMatch(message);
     expect(stderr.split("\n")).toHaveLength(2);
+  });
+
+  it.each(["0", "3", "x", "1.5", "-1", ""])("refuses --request %j that names no request, in one line", async (n) => {
+    const { dir } = await oneTrace();
+    const { code, stdout, stderr } = trace(["show", "20260304-050607-abc123", `--request=${n}`, "--dir", dir]);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toBe(
+      `trace: error: trace 20260304-050607-abc123 has no request #${n} (pnpm trace show 20260304-050607-abc123 numbers them)\n`,
+    );
   });
 
   it("adds the stack to an error when DEBUG is set", () => {

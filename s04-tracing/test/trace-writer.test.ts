@@ -1,5 +1,5 @@
 import { appendFileSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { isValidHistory, ScriptedModel, textReply } from "@harness/shared";
@@ -13,6 +13,7 @@ const tempDir = () => mkdtempSync(join(tmpdir(), "s03-writer-"));
 
 const resultRecord = (traceId: string, run: number, finalText: string): ResultRecord => ({
   type: "result",
+  version: 2,
   traceId,
   run,
   at: "2026-01-02T03:04:05.000Z",
@@ -27,12 +28,15 @@ const resultRecord = (traceId: string, run: number, finalText: string): ResultRe
 });
 
 describe("traceDir", () => {
-  it("is .traces under the working directory by default", () => {
-    expect(traceDir("/work/project", {})).toBe("/work/project/.traces");
+  it("is traces/ in the project's harness data directory, outside the project", () => {
+    expect(traceDir("/work/project", { HARNESS_HOME: "/data/h" })).toBe("/data/h/projects/-work-project/traces");
+    expect(traceDir("/work/project", {})).toBe(join(homedir(), ".harness", "projects", "-work-project", "traces"));
   });
 
   it("is HARNESS_TRACE_DIR when it is set", () => {
-    expect(traceDir("/work/project", { HARNESS_TRACE_DIR: "/var/traces" })).toBe("/var/traces");
+    expect(traceDir("/work/project", { HARNESS_TRACE_DIR: "/var/traces", HARNESS_HOME: "/data/h" })).toBe(
+      "/var/traces",
+    );
   });
 });
 
@@ -112,12 +116,20 @@ describe("TraceWriter", () => {
     await agentLoop(model.client(), messages, { model: "m", cwd: dir, trace: second });
     const after = readFileSync(second.path);
     expect(after.subarray(0, before.length).equals(before)).toBe(true);
-    expect(readTrace(second.path).records.map((r) => [r.type, r.run])).toEqual([
+    const trace = readTrace(second.path);
+    expect(trace.records.map((r) => [r.type, r.run])).toEqual([
       ["iteration", 0],
       ["result", 0],
       ["iteration", 1],
       ["result", 1],
     ]);
+    // the reopened writer numbers its requests on, and writes its first one whole
+    const requests = trace.records.flatMap((r) => (r.type === "iteration" ? [r.request] : []));
+    expect(requests.map((r) => [r.n, r.base, r.keep])).toEqual([
+      [1, undefined, 0],
+      [2, undefined, 0],
+    ]);
+    expect(requests[1].tools).toHaveLength(6);
     expect(isValidHistory(messages)).toBe(true);
   });
 

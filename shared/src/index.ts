@@ -13,6 +13,7 @@ export * from "./cli/terminal-view.ts";
 export * from "./create-client.ts";
 export * from "./denied-command.ts";
 export * from "./endpoint-guard.ts";
+export * from "./harness-data-dir.ts";
 export * from "./history-problems.ts";
 export * from "./load-env.ts";
 export * from "./loop-defaults.ts";

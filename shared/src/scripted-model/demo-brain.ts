@@ -305,6 +305,27 @@ const runCommand: DemoRule = {
 };
 const RUN = /^run (?:the command )?`([^`]+)`$/i;
 
+/**
+ * A file read with a tool the prompt names: the call is made whether or not the request offers
+ * that tool, as a real model may do when a user names one, and the answer reads the real result
+ * (the file's summary, or the error the harness gave).
+ */
+const readWithNamedTool: DemoRule = {
+  example: "Read package.json with the read_file tool",
+  needs: [],
+  matches: (prompt) => NAMED_TOOL.test(prompt.trim()),
+  next({ prompt, exchanges }) {
+    const [, path, tool] = NAMED_TOOL.exec(prompt.trim()) ?? [];
+    if (exchanges.length === 0) {
+      return withBlocks([text(`I'll read ${path} with ${tool}.`), toolUse(tool, { path })]);
+    }
+    const read = exchanges[0];
+    if (read.isError) return textReply(`${tool} did not read ${path}. The harness answered:\n${read.output}`);
+    return textReply(summarise(path, fileText(read), read.output));
+  },
+};
+const NAMED_TOOL = /^read ([\w./-]+) with the (\w+) tool$/i;
+
 const runLine: DemoRule = {
   example: "Run git diff && rm -rf build",
   needs: ["bash"],
@@ -333,6 +354,7 @@ export const DEMO_RULES: DemoRule[] = [
   findTodos,
   readSeveral,
   editFile,
+  readWithNamedTool,
   runLine,
 ];
 
