@@ -43,7 +43,7 @@ export interface AgentLoopOptions {
   system?: string;
   /** Aborting it stops the request, the stream or the running tools; the loop returns `aborted`. */
   signal?: AbortSignal;
-  /** Record into `.traces/<traceId>.jsonl` under `cwd` (or HARNESS_TRACE_DIR). */
+  /** Record into `<traceId>.jsonl` in the project's trace directory (`traceDir(cwd)`). */
   traceId?: string;
   /** Record with this writer instead (a REPL session shares one across its runs). */
   trace?: TraceWriter;
@@ -129,7 +129,6 @@ export async function agentLoop(
       if (turn.toolCalls.length > 0) {
         messages.push({ role: "user", content: turn.toolCalls.map((call) => toResultBlock(call, notRun(turn))) });
       }
-      iteration.write(response, turn);
       return result(stop, turns);
     }
 
@@ -149,7 +148,6 @@ export async function agentLoop(
       // every call answered, in tool_use order, all in ONE user message, even when interrupted
       messages.push({ role: "user", content: turn.toolCalls.map((call, i) => toResultBlock(call, outputs[i])) });
     }
-    iteration.write(response, turn); // on disk before the loop moves on
     if (signal.aborted) return result("aborted", turns);
     // no tool calls and no stop: pause_turn, so the history goes back as it is
     if (turns >= maxTurns) return result("max_turns", turns);

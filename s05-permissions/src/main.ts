@@ -38,7 +38,7 @@ export const S05_OPTIONS: ExtraOption[] = [
     name: "trace",
     type: "string",
     optionalValue: true,
-    help: "--trace[=ID]        record every iteration in .traces/<ID>.jsonl",
+    help: "--trace[=ID]        record every iteration (read it with pnpm trace)",
   },
   {
     name: "permission-mode",
@@ -61,9 +61,10 @@ export function permissionsCli(settings: PermissionSettings, mode: PermissionMod
   const sayWhereTheTraceIs = ({ view, options }: RunContext) => {
     if (!trace) return;
     const here = process.env.INIT_CWD ?? process.cwd();
-    const dir = traceDir(options.cwd);
-    const near = relative(here, dir);
-    const custom = dir === traceDir(here) ? "" : ` --dir ${near.startsWith("..") ? dir : near}`;
+    // the tracer reads the traces of the directory it is started from; name the project when it is another
+    const near = relative(here, options.cwd) || ".";
+    const custom =
+      traceDir(options.cwd) === traceDir(here) ? "" : ` --cwd ${near.startsWith("..") ? options.cwd : near}`;
     view.note(
       `trace ${trace.traceId} → ${trace.path}\n  pnpm trace show ${trace.traceId}${custom}   ·   pnpm trace view ${trace.traceId}${custom}`,
     );

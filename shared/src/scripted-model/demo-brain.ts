@@ -327,7 +327,7 @@ const readWithNamedTool: DemoRule = {
 const NAMED_TOOL = /^read ([\w./-]+) with the (\w+) tool$/i;
 
 const runLine: DemoRule = {
-  example: "Run git diff && rm -rf build",
+  example: "Run git status --short && git diff --stat",
   needs: ["bash"],
   matches: (prompt) => LINE.test(prompt.trim()),
   next({ prompt, exchanges }) {
