@@ -27,7 +27,9 @@ export const exercises = [
     // always offered as a prefix rule for the program: one rm -rf build allows every rm
     id: 3,
     file: "src/allow-rules.ts",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
     find: 'rules.push(`Bash(${words.join(" ")})`);',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
     replace: "rules.push(`Bash(${words[0]}:*)`);",
     test: "names only the part of a line that asks, exactly",
     expect: "fail",
