@@ -6,7 +6,8 @@
  * allows calls like it for the rest of the session and writes the rule to settings.local.json. With
  * no terminal to ask on, the answer is no.
  */
-import { relative, resolve } from "node:path";
+import { realpathSync } from "node:fs";
+import { relative } from "node:path";
 import { type AgentStopReason, terminalObserver } from "@harness/s03-streaming";
 import { isValidTraceId, newTraceId, TraceWriter, traceDir } from "@harness/s04-tracing";
 import {
@@ -156,7 +157,13 @@ function processIo(): CliIo {
   return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
 }
 
-// run as a program (`pnpm s05`), not when a test imports the chapter
-if (process.argv[1] && resolve(process.argv[1]) === import.meta.filename) {
-  process.exit(await main(process.argv.slice(2)));
+/** True when this file is the program node runs (`pnpm s05`), not a module a test imports. */
+function isProgram(): boolean {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(import.meta.filename);
+  } catch {
+    return false;
+  }
 }
+
+if (isProgram()) process.exit(await main(process.argv.slice(2)));
