@@ -132,7 +132,7 @@ describe("the course site", () => {
       const text = await main.textContent();
       expect(text).toContain("An agent is a loop.");
       expect(text).toContain("Builds on: shared · Adds:");
-      expect(text).toContain("The stop-reason table");
+      expect(text).toContain("The whole loop");
 
       // the loop diagram is drawn, not left as source
       const diagram = main.locator("figure.mermaid-diagram svg");
