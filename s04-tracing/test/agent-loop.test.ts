@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { defineTool, readFileTool, toolMap } from "@harness/s02-tool-dispatch";
+import type { AgentStopReason as StopReason } from "@harness/s03-streaming";
 import {
   type AgentLoopResult,
   isValidHistory,
@@ -17,7 +18,6 @@ import {
 } from "@harness/shared";
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import type { AgentStopReason as StopReason } from "@harness/s03-streaming";
 import { type AgentLoopOptions, agentLoop } from "../src/agent-loop.ts";
 import { type LoadedTrace, readTrace, requestOf, sentRequests } from "../src/read-trace.ts";
 import type { ErrorRecord, IterationRecord, ResultRecord } from "../src/trace-record.ts";

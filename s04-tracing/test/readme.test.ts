@@ -230,7 +230,9 @@ describe("the sample runs in README.md", () => {
   const SAMPLE_DIR = "/tmp/s04-sample";
   const setup = codeFences(markdown, "sh").find((block) => block.startsWith(`mkdir -p ${SAMPLE_DIR}\n`));
   const samples = [
-    ...markdown.matchAll(/^```sh\n(pnpm (?:s0\d|trace) [^\n]*)\n```\n\n(?:(?!```)[\s\S])*?```(text|json)\n([\s\S]*?)^```$/gm),
+    ...markdown.matchAll(
+      /^```sh\n(pnpm (?:s0\d|trace) [^\n]*)\n```\n\n(?:(?!```)[\s\S])*?```(text|json)\n([\s\S]*?)^```$/gm,
+    ),
   ].map(([, command, lang, output]) => ({ command, lang, output }));
   const scripts = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).scripts as Record<string, string>;
   const dir = mkdtempSync("/tmp/s04-");
