@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { defineTool, readFileTool, toolMap } from "@harness/s02-tool-dispatch";
+import type { AgentStopReason as StopReason } from "@harness/s03-streaming";
 import {
   type AgentLoopResult,
   isValidHistory,
@@ -17,7 +18,6 @@ import {
 } from "@harness/shared";
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import type { AgentStopReason as StopReason } from "@harness/s03-streaming";
 import { type AgentLoopOptions, agentLoop } from "../src/agent-loop.ts";
 import { type LoadedTrace, readTrace, requestOf, sentRequests } from "../src/read-trace.ts";
 import type { ErrorRecord, IterationRecord, ResultRecord } from "../src/trace-record.ts";
@@ -574,7 +574,8 @@ describe("agentLoop's trace on every way out of the loop", () => {
     },
   };
 
-  it.each(Object.entries(exits))("%s: every completed iteration, then the run's end", async (_, exit) => {
+  const exitCases = Object.entries(exits);
+  it.each(exitCases)("%s: every completed iteration, then the run's end", async (_, exit) => {
     const cwd = mkdtempSync(join(tmpdir(), "s03-exit-"));
     const model = new ScriptedModel({ script: exit.script });
     const writer = new TraceWriter("exit", traceFolder(), []);
