@@ -279,11 +279,11 @@ describe.concurrent("s01 CLI", { timeout: 120_000 }, () => {
   it("gives up on an endpoint that never answers after --model-timeout, without retrying", async () => {
     const { run, requests } = await withEndpoint(
       () => {}, // accepts the connection, never answers
-      (env) => runCli(["--model-timeout", "0.5", "--cwd", workDir(), "hello"], { env }),
+      (env) => runCli(["--model-timeout", "2", "--cwd", workDir(), "hello"], { env }),
     );
     expect(run.code).toBe(1);
     const url = lines(run.stderr)[0].split(" ")[1];
-    expect(lines(run.stderr)).toEqual([startLine(url), `s01: error: no response from ${url}/v1/messages within 0.5 s`]);
+    expect(lines(run.stderr)).toEqual([startLine(url), `s01: error: no response from ${url}/v1/messages within 2 s`]);
     expect(requests).toBe(1); // a timeout is not sent again
   });
 

@@ -574,7 +574,8 @@ describe("agentLoop's trace on every way out of the loop", () => {
     },
   };
 
-  it.each(Object.entries(exits))("%s: every completed iteration, then the run's end", async (_, exit) => {
+  const exitCases = Object.entries(exits);
+  it.each(exitCases)("%s: every completed iteration, then the run's end", async (_, exit) => {
     const cwd = mkdtempSync(join(tmpdir(), "s03-exit-"));
     const model = new ScriptedModel({ script: exit.script });
     const writer = new TraceWriter("exit", traceFolder(), []);
