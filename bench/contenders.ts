@@ -1,6 +1,6 @@
 /**
  * The loops compared: a bare loop of SDK calls (the floor), the same bare loop streamed, the
- * course's s01 and s02 loops, the tool runner of @anthropic-ai/sdk, and the Vercel AI SDK's
+ * course's s01 and s02 loops (whole responses) and its s03 loop (streamed), the tool runner of @anthropic-ai/sdk, and the Vercel AI SDK's
  * generateText. Each is given the same model, system prompt, output budget and one tool, bash,
  * whose every implementation calls `runBash` from @harness/shared, so a tool call costs the same
  * in each. Each reports what it did (final text, tool calls, model calls) so the caller can check
@@ -13,6 +13,7 @@ import { ToolError } from "@anthropic-ai/sdk/lib/tools/ToolError";
 import type { ContentBlock, MessageParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import { agentLoop as s01Loop } from "@harness/s01-agent-loop";
 import { bashTool, agentLoop as s02Loop, toolMap } from "@harness/s02-tool-dispatch";
+import { agentLoop as s03Loop } from "@harness/s03-streaming";
 import { bashToolDefinition, runBash } from "@harness/shared";
 import { generateText, stepCountIs, tool } from "ai";
 import { z } from "zod";
@@ -166,15 +167,36 @@ export function s01Contender(s: RunSettings): Contender {
   };
 }
 
-/** s02: the course's streaming loop with its dispatch map, offered only its bash tool. */
+/** s02: the course's loop with its dispatch map, offered only its bash tool; whole responses. */
 export function s02Contender(s: RunSettings): Contender {
   const client = sdkClient(s.url);
   const tools = toolMap([bashTool]);
   return {
-    name: "s02 loop (streams)",
+    name: "s02 loop",
     role: "ours",
     async run(prompt) {
       const result = await s02Loop(client, [{ role: "user", content: prompt }], {
+        model: MODEL,
+        cwd: s.cwd,
+        tools,
+        maxTurns: s.maxTurns,
+        maxTokens: MAX_TOKENS,
+        system: SYSTEM,
+      });
+      return { finalText: result.finalText, toolCalls: result.toolCalls, turns: result.turns };
+    },
+  };
+}
+
+/** s03: the course's streaming loop (s02's dispatch map, offered only its bash tool). */
+export function s03Contender(s: RunSettings): Contender {
+  const client = sdkClient(s.url);
+  const tools = toolMap([bashTool]);
+  return {
+    name: "s03 loop (streams)",
+    role: "ours",
+    async run(prompt) {
+      const result = await s03Loop(client, [{ role: "user", content: prompt }], {
         model: MODEL,
         cwd: s.cwd,
         tools,
@@ -263,7 +285,13 @@ export function aiSdkContender(s: RunSettings): Contender {
 
 /** Every contender of the loop comparison, the floor first. */
 export function allContenders(s: RunSettings): Contender[] {
-  return [floorLoop, streamedFloorLoop, s01Contender, s02Contender, toolRunnerContender, aiSdkContender].map((make) =>
-    make(s),
-  );
+  return [
+    floorLoop,
+    streamedFloorLoop,
+    s01Contender,
+    s02Contender,
+    s03Contender,
+    toolRunnerContender,
+    aiSdkContender,
+  ].map((make) => make(s));
 }

@@ -19,8 +19,10 @@ import { renderReport } from "./render-report.ts";
 import { bashFlood } from "./scenarios/bash-flood.ts";
 import { coldStart } from "./scenarios/cold-start.ts";
 import { dispatchConcurrency } from "./scenarios/dispatch-concurrency.ts";
+import { grepSafeguard } from "./scenarios/grep-safeguard.ts";
 import { hookCost } from "./scenarios/hook-cost.ts";
 import { loopOverhead } from "./scenarios/loop-overhead.ts";
+import { permissionDecisions } from "./scenarios/permission-decisions.ts";
 import { streamLatency } from "./scenarios/stream-latency.ts";
 import { testCache } from "./scenarios/test-cache.ts";
 import { traceView } from "./scenarios/trace-view.ts";
@@ -47,9 +49,11 @@ const scenarios: { name: string; slow?: boolean; run: () => Promise<Section> }[]
   },
   { name: "flood", run: () => bashFlood({ reps: 4, cwd: repoRoot }) },
   { name: "dispatch", run: () => dispatchConcurrency({ warmup: 2, reps: 9, cwd: repoRoot }) },
+  { name: "grep", run: () => grepSafeguard({ warmup: 2, reps: 9 }) },
   { name: "tracing", run: () => tracingOverhead({ warmup: 20, reps: 7 }) },
   { name: "hooks", run: () => hookCost({ warmup: 3, reps: 15 }) },
   { name: "trace-view", run: () => traceView({ warmup: 2, reps: 7 }) },
+  { name: "permissions", run: () => permissionDecisions({ warmup: 2, reps: 7 }) },
   { name: "cold-start", run: () => coldStart({ warmup: 2, reps: 10, repoRoot }) },
   { name: "test-cache", slow: true, run: () => testCache({ reps: 3, repoRoot }) },
 ];

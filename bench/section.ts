@@ -12,7 +12,7 @@ export interface Spread {
 }
 
 /** How a figure's numbers read. */
-export type Unit = "x" | "ms" | "µs" | "MB" | "s";
+export type Unit = "x" | "ms" | "µs" | "KB" | "MB" | "s";
 
 /**
  * A target from the issue. A limit is judged on the figure's median (`atMost`, `under`); a check
@@ -87,6 +87,8 @@ export function formatValue(value: number, unit: Unit): string {
       return `${value.toFixed(value < 100 ? 2 : 0)} ms`;
     case "µs":
       return `${value.toFixed(0)} µs`;
+    case "KB":
+      return `${value.toFixed(value < 10 ? 2 : 1)} KB`;
     case "MB":
       return `${value.toFixed(1)} MB`;
     case "s":

@@ -1,6 +1,6 @@
 /**
- * The soak: `pnpm test:soak`. Ten thousand scripted model calls through the chapters' loops, most
- * through s03 with tracing on, in runs of a few turns. Each run is some random real tool turns
+ * The soak: `pnpm test:soak`. Ten thousand scripted model calls through the chapters' loops (s01 to
+ * s04), most through s04 with tracing on, in runs of a few turns. Each run is some random real tool turns
  * (bash, read_file, glob, grep in a temp directory; now and then a `sleep 5` under a 0.2 s
  * timeout), then a seeded random case of the fault matrix, then a next prompt on the same history.
  *
@@ -18,16 +18,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { agentLoop as s01Loop } from "@harness/s01-agent-loop";
 import { agentLoop as s02Loop } from "@harness/s02-tool-dispatch";
-import { readTrace, agentLoop as s03Loop, TraceWriter } from "@harness/s03-tracing";
+import { agentLoop as s03Loop } from "@harness/s03-streaming";
+import { readTrace, agentLoop as s04Loop, sentRequests, TraceWriter } from "@harness/s04-tracing";
 import {
-  FAULT_CASES,
-  type FaultCase,
-  type FaultMatrixLoop,
-  type FaultOutcome,
   isValidHistory,
-  type LoopKind,
   reply,
-  runFaultCase,
   type ScriptedBlock,
   type ScriptStep,
   type ToolCall,
@@ -35,6 +30,14 @@ import {
   text,
   toolUse,
 } from "@harness/shared";
+import {
+  FAULT_CASES,
+  type FaultCase,
+  type FaultMatrixLoop,
+  type FaultOutcome,
+  type LoopKind,
+  runFaultCase,
+} from "@harness/testkit";
 
 const TARGET = Number(process.env.SOAK_ITERATIONS ?? 10_000);
 const SEED = Number(process.env.SOAK_SEED ?? 1);
@@ -46,7 +49,7 @@ const RSS_GROWTH_LIMIT = 64 * 1024 * 1024;
 const RUNS_PER_TRACE = 20;
 const MB = 1024 * 1024;
 
-type Chapter = "s01" | "s02" | "s03";
+type Chapter = "s01" | "s02" | "s03" | "s04";
 
 /** A seeded generator (mulberry32): the same seed gives the same soak. */
 function seeded(seed: number) {
@@ -136,10 +139,14 @@ function loopFor(chapter: Chapter, bashTimeoutMs: number): FaultMatrixLoop {
     return (client, messages, dir) =>
       s02Loop(client, messages, { ...base, cwd: dir, observer: { toolResult: countTool } });
   }
+  if (chapter === "s03") {
+    return (client, messages, dir) =>
+      s03Loop(client, messages, { ...base, cwd: dir, observer: { toolResult: countTool } });
+  }
   return (client, messages, dir) => {
     const session = traceSession();
     session.runs++; // every run ends with one record: its result, or the error that ended it
-    return s03Loop(client, messages, {
+    return s04Loop(client, messages, {
       ...base,
       cwd: dir,
       trace: session.writer,
@@ -149,8 +156,7 @@ function loopFor(chapter: Chapter, bashTimeoutMs: number): FaultMatrixLoop {
 }
 
 let callNumber = 0;
-let lastCall = "";
-/** A random real tool call; never the same as the one before, so the repeated-call guard stays out of it. */
+/** A random real tool call. */
 function toolCall(chapter: Chapter, sleepy: boolean): ScriptedBlock {
   const n = ++callNumber;
   const bash = (command: string) => toolUse("bash", { command: `echo $$ >> '${pidsFile}'; ${command}` });
@@ -162,9 +168,6 @@ function toolCall(chapter: Chapter, sleepy: boolean): ScriptedBlock {
     call = toolUse("read_file", { path: rng.pick(["notes.txt", "README.md", "src/app.ts", "missing.txt"]) });
   } else if (kind === "glob") call = toolUse("glob", { pattern: rng.pick(["**/*.ts", "*.md", "src/*", "*.none"]) });
   else call = toolUse("grep", { pattern: rng.pick(["TODO|FIXME", "alpha", "export", "(unclosed"]) });
-  const key = JSON.stringify(call);
-  if (key === lastCall) return toolCall(chapter, false);
-  lastCall = key;
   return call;
 }
 
@@ -183,12 +186,12 @@ const faults = FAULT_CASES.slice(1);
 
 /** One run: a few tool turns, a case of the matrix, a next prompt; every check on its outcome. */
 async function soakRun(): Promise<void> {
-  const chapter: Chapter = rng.pick(["s01", "s02", "s03", "s03", "s03", "s03", "s03", "s03"]);
+  const chapter: Chapter = rng.pick(["s01", "s02", "s03", "s04", "s04", "s04", "s04", "s04"]);
   const fault: FaultCase = rng.chance(0.3) ? noFault : rng.pick(faults);
   const sleepy = rng.chance(0.02);
   const before = Array.from({ length: rng.int(4) }, (_, i) => toolTurn(chapter, sleepy && i === 0));
   if (sleepy && before.length === 0) before.push(toolTurn(chapter, true));
-  const kind: LoopKind = chapter === "s01" ? "nonStreaming" : "streaming";
+  const kind: LoopKind = chapter === "s01" || chapter === "s02" ? "nonStreaming" : "streaming";
 
   const outcome = await runFaultCase(fault, loopFor(chapter, sleepy ? 200 : 10_000), { cwd, before });
   const name = `${chapter} · ${fault.name}`;
@@ -263,11 +266,15 @@ function checkTraces() {
       const last = types.at(-1);
       if (last !== "result" && last !== "error") problems.push(`run ${run} ends with ${last}`);
     }
-    for (const record of trace.records) {
-      if (record.type !== "result" && !isValidHistory(record.request.messages)) {
+    let rebuilt = 0;
+    for (const { record, request } of sentRequests(trace)) {
+      rebuilt++;
+      if (!isValidHistory(request.messages)) {
         problems.push(`run ${record.run} turn ${record.turn} recorded an invalid history`);
       }
     }
+    const carrying = trace.records.filter((r) => r.type !== "result").length;
+    if (rebuilt !== carrying) problems.push(`${rebuilt} requests rebuilt, not ${carrying}`);
     if (problems.length > 0) {
       unreadable++;
       fail(`trace ${session.writer.path}: ${problems.slice(0, 3).join("; ")}`);

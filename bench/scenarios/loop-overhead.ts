@@ -113,9 +113,9 @@ export async function loopOverhead(o: LoopOverheadOptions): Promise<Section> {
       });
     });
 
-    const s02 = contenders.findIndex((c) => c.name.startsWith("s02"));
+    const s03 = contenders.findIndex((c) => c.name.startsWith("s03"));
     const streamed = contenders.findIndex((c) => c.role === "reference");
-    const s02OverStreamed = summarize(perTurn[s02].map((ms, rep) => ms / perTurn[streamed][rep]));
+    const s03OverStreamed = summarize(perTurn[s03].map((ms, rep) => ms / perTurn[streamed][rep]));
     return {
       title: "Loop overhead per turn",
       about:
@@ -126,8 +126,8 @@ export async function loopOverhead(o: LoopOverheadOptions): Promise<Section> {
       figures,
       notes: [
         ...(problems.length === 0 ? [equalWorkNote(contenders.length, o.warmup + o.reps, expected)] : []),
-        `s02 streams, the floor does not; against the streamed floor s02's ratio is ` +
-          `${formatValue(s02OverStreamed.min, "x")} / ${formatValue(s02OverStreamed.median, "x")} / ${formatValue(s02OverStreamed.max, "x")} (min / median / max).`,
+        `s03 streams, the floor does not; against the streamed floor s03's ratio is ` +
+          `${formatValue(s03OverStreamed.min, "x")} / ${formatValue(s03OverStreamed.median, "x")} / ${formatValue(s03OverStreamed.max, "x")} (min / median / max).`,
         "A turn here costs only the harness, one HTTP round trip and one `bash -c echo`: with a real model " +
           "a turn takes seconds, so the absolute overhead (ms per turn) is the figure to carry over, not the ratio.",
         "Detail: medians of wall time per turn and of this process's CPU time per turn (the model and bash run in " +

@@ -3,11 +3,11 @@
  * loop has printed it. The server notes when it hands each text_delta event to its socket; the
  * loop's text callback writes the delta to /dev/null and notes the time. Both clocks are the
  * system-wide monotonic clock, so the two processes' times subtract. The floor iterates the SDK's
- * raw stream and prints each delta; s02 prints from its observer's `text` callback.
+ * raw stream and prints each delta; s03 prints from its observer's `text` callback.
  */
 import { closeSync, openSync, writeSync } from "node:fs";
 import { streamPrompt } from "../bench-brain.ts";
-import { type LoopOutcome, s02Contender, streamedFloorLoop } from "../contenders.ts";
+import { type LoopOutcome, s03Contender, streamedFloorLoop } from "../contenders.ts";
 import { equalWorkNote, equalWorkProblems } from "../equal-work.ts";
 import type { Figure, Section } from "../section.ts";
 import { formatDelta, formatValue, summarize } from "../section.ts";
@@ -35,7 +35,7 @@ export async function streamLatency(o: StreamLatencyOptions): Promise<Section> {
   };
   try {
     const settings = { url: server.url, cwd: o.cwd, maxTurns: 3, onText };
-    const contenders = [streamedFloorLoop(settings), s02Contender(settings)];
+    const contenders = [streamedFloorLoop(settings), s03Contender(settings)];
     const prompt = streamPrompt(o.chars, o.eventDelayMs);
     const medians: number[][] = contenders.map(() => []); // per run: median latency in µs
     const worst: number[][] = contenders.map(() => []); // per run: max latency in µs
@@ -78,7 +78,7 @@ export async function streamLatency(o: StreamLatencyOptions): Promise<Section> {
     }));
     const ratio = summarize(medians[1].map((us, rep) => us / medians[0][rep]));
     figures.push({
-      label: "s02 over the floor",
+      label: "s03 over the floor",
       spread: ratio,
       unit: "x",
       detail: `${formatDelta(summarize(medians[1]).median - summarize(medians[0]).median, "µs")} a delta`,

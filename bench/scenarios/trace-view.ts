@@ -1,21 +1,22 @@
 /**
  * How fast `trace view` draws a big trace: a trace of ITERATIONS iterations (runs of 10 model calls,
- * written by s03's loop against the scripted model), turned into a page by renderTraceHtml and
+ * written by s04's loop against the scripted model), turned into a page by renderTraceHtml and
  * opened from file:// in headless Chromium, every other request blocked. Timed on the page's own
  * clock, from navigation start to the first frame painted after the page's script marks
  * body[data-rendered=true]. Interleaved with it, the page for the trace's first run alone (10
  * iterations): what opening any trace costs.
  *
- * Chromium is Debian's, at /usr/bin/chromium. Nothing here downloads a browser: without it the
- * scenario reports the figure as not measured.
+ * The browser is the one the machine has (testkit's findBrowser: CHROME_PATH, chromium or Chrome
+ * on PATH, ...). Nothing here downloads a browser: without one the scenario reports the figure as
+ * not measured.
  */
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
-import { agentLoop, type LoadedTrace, readTrace, renderTraceHtml, TraceWriter } from "@harness/s03-tracing";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "@harness/shared";
+import { agentLoop, type LoadedTrace, readTrace, renderTraceHtml, TraceWriter } from "@harness/s04-tracing";
+import { BROWSER_ARGS, findBrowser } from "@harness/testkit";
 import { type BrowserContext, chromium } from "playwright-core";
 import { readTurnsPrompt, writeReadTurnsFiles } from "../bench-brain.ts";
 import { type Figure, formatValue, type Section, summarize, under } from "../section.ts";
@@ -26,7 +27,6 @@ export const ITERATIONS = 1000;
 /** The target: the page of a 1,000-iteration trace is drawn in under a second. */
 export const TARGET_MS = 1000;
 const TURNS_PER_RUN = 10;
-const CHROMIUM = CHROMIUM_PATH;
 
 /** How the trace-view scenario runs. */
 export interface TraceViewOptions {
@@ -44,15 +44,16 @@ interface PageTimes {
 
 /** Build the trace, then time its page and the first run's page in Chromium, interleaved. */
 export async function traceView(o: TraceViewOptions): Promise<Section> {
+  const browser = findBrowser();
   const about =
-    `A trace of ${ITERATIONS.toLocaleString("en")} iterations (${ITERATIONS / TURNS_PER_RUN} runs of s03's loop, ${TURNS_PER_RUN} model ` +
+    `A trace of ${ITERATIONS.toLocaleString("en")} iterations (${ITERATIONS / TURNS_PER_RUN} runs of s04's loop, ${TURNS_PER_RUN} model ` +
     "calls each, on the scripted model), rendered by `renderTraceHtml` and opened from file:// in headless " +
-    `Chromium (${CHROMIUM}), a new tab per load, every other request blocked. Timed on the page's clock from ` +
+    `Chromium (${browser.found ? browser.path : "none found"}), a new tab per load, every other request blocked. Timed on the page's clock from ` +
     "navigation start to the first frame painted after the script sets data-rendered. Interleaved with it, the page " +
     `of the trace's first run alone (${TURNS_PER_RUN} iterations). ${o.warmup} warm-up loads of each, then ${o.reps} counted.`;
   const painted = `${ITERATIONS.toLocaleString("en")}-iteration trace: navigation → first frame painted`;
   const target = `< ${TARGET_MS} ms (renders in under a second)`;
-  if (!existsSync(CHROMIUM)) {
+  if (!browser.found) {
     const none = summarize([]);
     return {
       title: "Trace view: a 1,000-iteration trace in the browser",
@@ -62,7 +63,7 @@ export async function traceView(o: TraceViewOptions): Promise<Section> {
           label: painted,
           spread: none,
           unit: "ms",
-          detail: `not measured: ${CHROMIUM} not found (no browser is downloaded)`,
+          detail: `not measured: ${browser.reason} (no browser is downloaded)`,
           target: under(none, TARGET_MS, target),
         },
       ],
@@ -89,9 +90,9 @@ export async function traceView(o: TraceViewOptions): Promise<Section> {
     writeFileSync(pages.small.file, renderTraceHtml({ ...trace, records: trace.records.filter((r) => r.run === 0) }));
 
     context = await chromium.launchPersistentContext(join(dir, "chromium-profile"), {
-      executablePath: CHROMIUM,
+      executablePath: browser.path,
       headless: true,
-      args: [...CHROMIUM_ARGS],
+      args: [...BROWSER_ARGS],
     });
     await context.addInitScript(markPaint);
     let blocked = 0;
@@ -155,10 +156,10 @@ export async function traceView(o: TraceViewOptions): Promise<Section> {
   }
 }
 
-/** The trace: ITERATIONS iterations written by s03's loop, against the scripted model in its own process. */
+/** The trace: ITERATIONS iterations written by s04's loop, against the scripted model in its own process. */
 async function buildTrace(dir: string): Promise<LoadedTrace> {
   writeReadTurnsFiles(dir, TURNS_PER_RUN - 1);
-  const writer = new TraceWriter("bench-view", join(dir, ".traces"), []);
+  const writer = new TraceWriter("bench-view", join(dir, "traces"), []);
   const server = await startBenchServer();
   try {
     const client = new Anthropic({ apiKey: "bench", baseURL: server.url });

@@ -4,8 +4,8 @@
  *
  * The convention, near the top of every chapter's README (before its first `##` heading):
  *
- *     **Builds on:** shared, s02-tool-dispatch · **Adds:** a trace of every iteration on disk, ...
- *     **基于：** shared, s02-tool-dispatch · **新增：** 每一轮都写到磁盘上的追踪……   (README.zh.md)
+ *     **Builds on:** shared, s02-tool-dispatch, s03-streaming · **Adds:** a trace of every iteration on disk, ...
+ *     **基于：** shared, s02-tool-dispatch, s03-streaming · **新增：** 每一轮都写到磁盘上的追踪……   (README.zh.md)
  *
  * "Builds on" names folders (links allowed: `[shared](../shared/README.md)`), separated by commas.
  * It must equal the `@harness/*` dependencies in the chapter's package.json and the `@harness/*`
@@ -34,6 +34,12 @@ export const CONTRACT_LINES = {
   "README.md": /^\*\*Builds on:\*\*\s*(.*?)\s*·\s*\*\*Adds:\*\*\s*(.*)$/m,
   "README.zh.md": /^\*\*基于：\*\*\s*(.*?)\s*·\s*\*\*新增：\*\*\s*(.*)$/m,
 } as const;
+
+/**
+ * The course's test infrastructure (`@harness/testkit`): a chapter's tests may import it and its
+ * package.json may list it, but it is nothing a chapter builds on, so its src/ never imports it.
+ */
+export const TEST_INFRASTRUCTURE = "testkit";
 
 /** The files whose chapter tables must list every chapter (paths from the repository root). */
 export const CHAPTER_TABLES = ["README.md", "README.zh.md", "docs/index.md", "docs/index.zh.md"] as const;
@@ -111,7 +117,7 @@ function chapterProblems(chapter: Chapter, chapters: Chapter[]): ProgressionProb
     }
   }
 
-  const dependencies = chapter.harnessDependencies.map(folderOf);
+  const dependencies = chapter.harnessDependencies.map(folderOf).filter((name) => name !== TEST_INFRASTRUCTURE);
   if (!sameSet(buildsOn, dependencies)) {
     problem(
       "builds on = package.json",
@@ -125,7 +131,7 @@ function chapterProblems(chapter: Chapter, chapters: Chapter[]): ProgressionProb
       `the README says ${show(buildsOn)}; src/ imports ${show([...imported.keys()])} (${describe(imported)})`,
     );
   }
-  const allowed = new Set([...buildsOn, chapter.folder]);
+  const allowed = new Set([...buildsOn, chapter.folder, TEST_INFRASTRUCTURE]);
   const tested = harnessImports(join(chapter.path, "test"));
   for (const [name, files] of tested) {
     if (!allowed.has(name)) {

@@ -17,7 +17,7 @@ import {
   progressionProblems,
 } from "../src/progression-problems.ts";
 
-/** One line per problem, so a failure reads as a list: `s03-tracing · rule: message`. */
+/** One line per problem, so a failure reads as a list: `s04-tracing · rule: message`. */
 function lines(problems: ProgressionProblem[]): string[] {
   return problems.map((p) => `${p.chapter} · ${p.rule}: ${p.message}`);
 }
@@ -124,6 +124,32 @@ describe("progressionProblems on a made-up course", () => {
     );
     expect(lines(problems)).toEqual([
       "s01-loop · builds on = src imports: the README says shared; src/ imports shared, s02-tools (shared in index.ts; s02-tools in peek.ts)",
+    ]);
+  });
+
+  it("lets a chapter's tests and devDependencies use the test infrastructure", () => {
+    const problems = progressionProblems(
+      course((write) => {
+        write(
+          "s01-loop/package.json",
+          JSON.stringify({
+            name: "@harness/s01-loop",
+            dependencies: { "@harness/shared": "workspace:*" },
+            devDependencies: { "@harness/testkit": "workspace:*" },
+          }),
+        );
+        write("s01-loop/test/readme.test.ts", 'import { codeFences } from "@harness/testkit";\n');
+      }),
+    );
+    expect(lines(problems)).toEqual([]);
+  });
+
+  it("names a chapter whose src/ imports the test infrastructure", () => {
+    const leaking = progressionProblems(
+      course((write) => write("s02-tools/src/peek.ts", 'import "@harness/testkit";\n')),
+    );
+    expect(lines(leaking)).toEqual([
+      "s02-tools · builds on = src imports: the README says shared, s01-loop; src/ imports shared, s01-loop, testkit (shared in index.ts; s01-loop in index.ts; testkit in peek.ts)",
     ]);
   });
 

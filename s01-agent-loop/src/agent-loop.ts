@@ -4,9 +4,10 @@
  * The model reads the conversation and either answers or asks for tools; the harness runs the
  * tools, sends the results back, and the model reads again. Tool blocks decide whether the loop
  * goes on, the provider's stop reason says why it stopped, and the harness keeps its own turn
- * budget. This file is the whole mechanism: types, the one tool, one turn, the loop.
+ * budget. This file is the whole mechanism: the options, then the loop. The one tool is run by
+ * run-tool.ts.
  *
- * Left out until later chapters: several tools (s02), streaming (s02), Ctrl-C (s02), traces (s03).
+ * Left out until later chapters: several tools (s02), streaming and Ctrl-C (s03), traces (s04).
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
@@ -16,13 +17,15 @@ import {
   addUsage,
   appendAssistantTurn,
   bashToolDefinition,
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_MAX_TURNS,
   type LoopStopReason,
-  runBashTool,
   stopReasonFor,
   type ToolCall,
   type ToolResult,
-  toolError,
+  toResultBlock,
 } from "@harness/shared";
+import { notRun, runTool } from "./run-tool.ts";
 
 /** How one run of the loop is set up. */
 export interface AgentLoopOptions {
@@ -54,28 +57,6 @@ export interface LoopObserver {
   toolResult?(call: ToolCall, result: ToolResult): void;
 }
 
-/** The default turn budget. */
-export const DEFAULT_MAX_TURNS = 8;
-/** The default cap on output tokens per model call. */
-export const DEFAULT_MAX_TOKENS = 8192;
-
-/** Run one tool call. The only tool is bash; anything else is an error result, never a throw. */
-async function runTool(call: ToolCall, options: AgentLoopOptions): Promise<ToolResult> {
-  if (call.inputError) return toolError(`Error: invalid arguments: ${call.inputError}`);
-  if (call.name !== "bash") return toolError(`Error: unknown tool "${call.name}"; the only tool is bash.`);
-  return runBashTool(call.input, { cwd: options.cwd, timeoutMs: options.bashTimeoutMs });
-}
-
-/** The result of a tool call from a turn that was cut short or refused: it was not run. */
-function notRun(turn: AgentTurn): ToolResult {
-  return toolError(`Error: not run; the turn stopped with "${turn.providerStopReason}", so no tool from it runs.`);
-}
-
-/** A tool result as the API wants it: answering its call's id. */
-function resultBlock(call: ToolCall, output: ToolResult): ToolResultBlockParam {
-  return { type: "tool_result", tool_use_id: call.id, content: output.content, is_error: output.isError };
-}
-
 /**
  * Run the loop on `messages` (which end with the user's prompt) until the model answers, a turn
  * is cut short, or the turn budget is spent. The history is extended in place.
@@ -88,54 +69,58 @@ export async function agentLoop(
   options: AgentLoopOptions,
 ): Promise<AgentLoopResult> {
   const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
-  const system = options.system ?? `You are a coding agent. Use the bash tool to work in ${options.cwd}. Be brief.`;
+  const system = options.system ?? `You are a coding agent working in ${options.cwd}. Use the tools. Be brief.`;
+  const observer = options.observer ?? {};
   let usage = { inputTokens: 0, outputTokens: 0 };
   let toolCalls = 0;
+  let last: AgentTurn | null = null;
+  const result = (stopReason: LoopStopReason, turns: number): AgentLoopResult => ({
+    stopReason,
+    turns,
+    toolCalls,
+    finalText: last?.text ?? "",
+    providerStopReason: last?.providerStopReason ?? null,
+    usage,
+  });
 
   for (let turns = 1; ; turns++) {
-    options.observer?.modelCall?.(turns);
-    const response = await client.messages.create({
+    observer.modelCall?.(turns);
+    const request = {
       model: options.model,
       max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
       system,
       tools: [bashToolDefinition],
       messages,
-    });
+    };
+    const response = await client.messages.create(request);
     const turn = AgentTurn.fromResponse(response);
+    last = turn;
     usage = addUsage(usage, turn.usage);
     appendAssistantTurn(messages, turn);
-    options.observer?.turn?.(turn);
+    observer.turn?.(turn);
 
-    const result = (stopReason: LoopStopReason): AgentLoopResult => ({
-      stopReason,
-      turns,
-      toolCalls,
-      finalText: turn.text,
-      providerStopReason: turn.providerStopReason,
-      usage,
-    });
     const stop = stopReasonFor(turn);
     if (stop) {
       // a cut or refused turn runs no tool, but each tool_use still needs its tool_result
       if (turn.toolCalls.length > 0) {
-        messages.push({ role: "user", content: turn.toolCalls.map((call) => resultBlock(call, notRun(turn))) });
+        messages.push({ role: "user", content: turn.toolCalls.map((call) => toResultBlock(call, notRun(turn))) });
       }
-      return result(stop);
+      return result(stop, turns);
     }
 
     if (turn.toolCalls.length > 0) {
       // every call answered, in tool_use order, all in ONE user message
       const results: ToolResultBlockParam[] = [];
       for (const call of turn.toolCalls) {
-        options.observer?.toolCall?.(call);
+        observer.toolCall?.(call);
         const output = await runTool(call, options);
         toolCalls++;
-        options.observer?.toolResult?.(call, output);
-        results.push(resultBlock(call, output));
+        observer.toolResult?.(call, output);
+        results.push(toResultBlock(call, output));
       }
       messages.push({ role: "user", content: results });
     }
     // no tool calls and no stop: pause_turn, so the history goes back as it is
-    if (turns >= maxTurns) return result("max_turns");
+    if (turns >= maxTurns) return result("max_turns", turns);
   }
 }

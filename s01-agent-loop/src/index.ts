@@ -1,1 +1,2 @@
 export * from "./agent-loop.ts";
+export * from "./run-tool.ts";

@@ -8,6 +8,8 @@ import {
   type AgentLoopResult,
   appendUserText,
   bashToolDefinition,
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_MAX_TURNS,
   historyProblems,
   isValidHistory,
   reply,
@@ -19,7 +21,7 @@ import {
   toolUse,
 } from "@harness/shared";
 import { afterEach, describe, expect, it } from "vitest";
-import { type AgentLoopOptions, agentLoop, DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS } from "../src/agent-loop.ts";
+import { type AgentLoopOptions, agentLoop } from "../src/agent-loop.ts";
 
 const REFUSAL_FIXTURE = fileURLToPath(new URL("./fixtures/anthropic-refusal.json", import.meta.url));
 

@@ -6,20 +6,25 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   DEFAULT_BASH_TIMEOUT_SECONDS,
+  DEFAULT_MAX_TURNS,
+  DEFAULT_MODEL,
+  DEFAULT_MODEL_TIMEOUT_SECONDS,
   reply,
   ScriptedModel,
   type ScriptStep,
   startScriptedServer,
   text,
   textReply,
+  toolUse,
 } from "@harness/shared";
 import { afterAll, describe, expect, it } from "vitest";
-import { DEFAULT_MAX_TURNS } from "../src/agent-loop.ts";
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const MAIN = join(REPO_ROOT, "s01-agent-loop", "src", "main.ts");
@@ -29,6 +34,8 @@ interface CliRun {
   code: number | null;
   stdout: string;
   stderr: string;
+  /** The harness's process id. */
+  pid: number | undefined;
 }
 
 const dirs: string[] = [];
@@ -74,7 +81,7 @@ function runCli(args: string[], options: { env?: Record<string, string>; input?:
       stderr += chunk;
     });
     child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.on("close", (code) => resolve({ code, stdout, stderr, pid: child.pid }));
     child.stdin.end(options.input ?? "");
   });
 }
@@ -89,6 +96,36 @@ async function withServer(script: ScriptStep[], body: (env: Record<string, strin
   } finally {
     await server.close();
   }
+}
+
+/**
+ * A plain HTTP server on 127.0.0.1 for one child run, answering every request with `handler`
+ * (an endpoint that is not the Messages API); counts the requests.
+ */
+async function withEndpoint(
+  handler: (res: ServerResponse) => void,
+  body: (env: Record<string, string>, url: string) => Promise<CliRun>,
+) {
+  let requests = 0;
+  const server = createServer((req: IncomingMessage, res) => {
+    requests++;
+    req.resume();
+    handler(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const run = await body({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: url }, url);
+    return { run, requests };
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+/** The line every run with a key starts with on stderr. */
+function startLine(url: string): string {
+  return `Using ${url} (ANTHROPIC_BASE_URL from the shell), model ${DEFAULT_MODEL}, with ANTHROPIC_API_KEY from the shell.`;
 }
 
 function lastLine(output: string): string {
@@ -181,8 +218,12 @@ describe.concurrent("s01 CLI", { timeout: 120_000 }, () => {
       runCli(["--json", "--cwd", dir, "Write a long essay"], { env }),
     );
     expect(run.code).toBe(3);
-    expect(run.stderr).toBe(""); // a key is set: no offline notice
+    // a key is set: one line says where the run goes and with which credential, never its value
+    expect(run.stderr).toMatch(/^Using http:\/\/127\.0\.0\.1:\d+ .* with ANTHROPIC_API_KEY from the shell\.\n$/);
+    expect(run.stderr).not.toContain("test-key");
     expect(run.stdout).toContain("The answer begins");
+    // a provider's token counts are its own: no "estimated" label
+    expect(run.stdout).toMatch(/── max_tokens · 1 turn · 0 tool calls · \d+ in \/ \d+ out tokens\n/);
     expect(JSON.parse(lastLine(run.stdout))).toMatchObject({
       stopReason: "max_tokens",
       finalText: "The answer begins",
@@ -201,6 +242,7 @@ describe.concurrent("s01 CLI", { timeout: 120_000 }, () => {
     expect(run.code).toBe(1);
     expect(model.requests).toHaveLength(1); // a 401 is not retried
     expect(lines(run.stderr)).toEqual([
+      expect.stringMatching(/^Using http:\/\/127\.0\.0\.1:\d+ /),
       "s01: error: the API answered 401 authentication_error: invalid x-api-key; " +
         "the key was rejected (ANTHROPIC_API_KEY from the shell)",
     ]);
@@ -213,14 +255,80 @@ describe.concurrent("s01 CLI", { timeout: 120_000 }, () => {
       runCli(["--cwd", dir, "hello"], { env: { ...env, DEBUG: "1" } }),
     );
     expect(run.code).toBe(1);
-    expect(lines(run.stderr)[0]).toMatch(/the key was rejected/);
+    expect(lines(run.stderr)[1]).toMatch(/the key was rejected/);
     expect(run.stderr).toMatch(/^\s+at /m);
+  });
+
+  it("exits 1 when the endpoint answers 200 with an HTML page, naming it and what came back", async () => {
+    const page = "<!doctype html>\n<html><head><title>Proxy login</title></head></html>";
+    const { run, requests } = await withEndpoint(
+      (res) => res.writeHead(200, { "content-type": "text/html" }).end(page),
+      (env) => runCli(["--cwd", workDir(), "hello"], { env }),
+    );
+    expect(run.code).toBe(1);
+    const url = lines(run.stderr)[0].split(" ")[1];
+    expect(lines(run.stderr)).toEqual([
+      startLine(url),
+      `s01: error: ${url}/v1/messages answered 200 text/html, not a Messages API response: ` +
+        '"<!doctype html> <html><head><title>Proxy login</title></head></html>"',
+    ]);
+    expect(run.stdout).not.toContain("final_answer");
+    expect(requests).toBe(1);
+  });
+
+  it("gives up on an endpoint that never answers after --model-timeout, without retrying", async () => {
+    const { run, requests } = await withEndpoint(
+      () => {}, // accepts the connection, never answers
+      (env) => runCli(["--model-timeout", "2", "--cwd", workDir(), "hello"], { env }),
+    );
+    expect(run.code).toBe(1);
+    const url = lines(run.stderr)[0].split(" ")[1];
+    expect(lines(run.stderr)).toEqual([startLine(url), `s01: error: no response from ${url}/v1/messages within 2 s`]);
+    expect(requests).toBe(1); // a timeout is not sent again
+  });
+
+  it('names why an endpoint cannot be reached: fetch refuses port 9 ("bad port")', async () => {
+    const run = await runCli(["--cwd", workDir(), "hello"], {
+      env: { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: "http://127.0.0.1:9" },
+    });
+    expect(run.code).toBe(1);
+    expect(lines(run.stderr)[1]).toBe(
+      's01: error: could not reach http://127.0.0.1:9: fetch refuses port 9 ("bad port" in the fetch standard) (after retries)',
+    );
+  });
+
+  it("keeps the key out of a command's environment, but a command can read it from the harness's", async () => {
+    // what the README's safety note says: the key is not in bash's environment, yet the harness
+    // (bash's parent) has it in its own, which any process of the same user can read
+    const key = ["sk-ant", "test", "proc", "environ"].join("-");
+    const parentEnv =
+      process.platform === "linux"
+        ? "tr '\\0' '\\n' < /proc/$PPID/environ"
+        : "ps eww -o command= -p $PPID | tr ' ' '\\n'";
+    const command = `echo "harness pid $PPID"; echo "own: $(env | grep -c '^ANTHROPIC_API_KEY=')"; ${parentEnv} | grep '^ANTHROPIC_API_KEY='`;
+    const { run, model } = await withServer([reply([toolUse("bash", { command })]), textReply("done")], (env) =>
+      runCli(["--cwd", workDir(), "show me"], { env: { ...env, ANTHROPIC_API_KEY: key } }),
+    );
+    expect(run.code).toBe(0);
+    const results = model.requests[1].body.messages.at(-1)?.content as { type: string; content: string }[];
+    const output = results[0].content;
+    expect(output).toContain(`harness pid ${run.pid}`);
+    expect(output).toContain("own: 0");
+    expect(output).toContain(`ANTHROPIC_API_KEY=${key}`);
+  });
+
+  it("labels the offline token counts as the scripted model's estimates", async () => {
+    const run = await runCli(["--offline", "--cwd", workDir(), "What is the current git branch?"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      /── final_answer · 2 turns · 1 tool call · ~\d+ in \/ ~\d+ out tokens \(estimated by the scripted model\)\n/,
+    );
   });
 
   it("exits 1 on bad usage (--max-turns 0) with one line on stderr", async () => {
     const run = await runCli(["--max-turns", "0", "hello"], { env: { INIT_CWD: workDir() } });
     expect(run.code).toBe(1);
-    expect(lines(run.stderr)).toEqual(['s01: error: --max-turns must be a whole number of at least 1, not "0"']);
+    expect(lines(run.stderr)).toEqual(["s01: error: --max-turns expects a whole number of at least 1, got 0"]);
     expect(run.stdout).toBe("");
   });
 
@@ -229,11 +337,21 @@ describe.concurrent("s01 CLI", { timeout: 120_000 }, () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toBe("");
     expect(run.stdout).toContain("usage: pnpm s01 [options] [prompt]");
-    for (const option of ["--max-turns N", "--json", "--offline", "--model ID", "--cwd DIR", "--bash-timeout S"]) {
+    const options = [
+      "--max-turns N",
+      "--json",
+      "--offline",
+      "--model ID",
+      "--cwd DIR",
+      "--bash-timeout S",
+      "--model-timeout S",
+    ];
+    for (const option of options) {
       expect(run.stdout).toContain(option);
     }
     expect(run.stdout).toContain(`turn budget (default ${DEFAULT_MAX_TURNS})`);
     expect(run.stdout).toContain(`(default ${DEFAULT_BASH_TIMEOUT_SECONDS})`);
+    expect(run.stdout).toContain(`default ${DEFAULT_MODEL_TIMEOUT_SECONDS})`);
     expect(run.stdout).toContain("0 final_answer, 2 max_turns, 3 max_tokens, 1 error, 130 interrupted");
   });
 

@@ -1,29 +1,34 @@
 /**
  * The chapter text cannot drift from the code: every number it states is the code's constant,
- * every ```ts excerpt is found verbatim in the sources, and the options block is the CLI's own
- * --help text.
+ * every ```ts excerpt is found verbatim in the sources, the whole loop is the function in
+ * src/agent-loop.ts, the ```diff is the real diff from src/one-call.ts, every offline sample is
+ * what a real run of the CLI prints, and the options block is the CLI's own --help text.
  */
-import { readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
 import {
-  DEFAULT_MAX_TURNS as CLI_DEFAULT_MAX_TURNS,
-  codeFences,
-  containsRun,
   DEFAULT_BASH_TIMEOUT_SECONDS,
   DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_MAX_TURNS,
+  DEFAULT_MODEL_TIMEOUT_SECONDS,
   EXIT_CODES,
   exitCodeFor,
-  normalisedLines,
-  proseOf,
-  sourceLines,
+  SHOW_ELAPSED_AFTER_MS,
   usage,
 } from "@harness/shared";
-import { describe, expect, it } from "vitest";
-import { DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS } from "../src/agent-loop.ts";
+import { codeFences, containsRun, normalisedLines, proseOf, readChapterCli, sourceLines } from "@harness/testkit";
+import { afterAll, describe, expect, it } from "vitest";
 
 const CHAPTER = join(dirname(fileURLToPath(import.meta.url)), "..");
+const REPO_ROOT = join(CHAPTER, "..");
+const LOOP_FILE = join(CHAPTER, "src", "agent-loop.ts");
+const ONE_CALL_FILE = join(CHAPTER, "src", "one-call.ts");
+const CLI = readChapterCli(CHAPTER);
 const SOURCE_DIRS = [join(CHAPTER, "src"), join(CHAPTER, "..", "shared", "src")];
 const READMES = ["README.md", "README.zh.md"] as const;
 const SDK_MAX_RETRIES = new Anthropic({ apiKey: "unused" }).maxRetries;
@@ -57,7 +62,17 @@ const NUMBERS: { what: string; value: number; patterns: RegExp[] }[] = [
   {
     what: "the bash timeout in seconds",
     value: DEFAULT_BASH_TIMEOUT_SECONDS,
-    patterns: [/(\d+)\s*(?:s|seconds?|秒)(?![A-Za-z0-9])/g],
+    patterns: [/(\d+)\s*(?:s|秒)[,，]\s*`--bash-timeout`/g],
+  },
+  {
+    what: "the model timeout in seconds",
+    value: DEFAULT_MODEL_TIMEOUT_SECONDS,
+    patterns: [/(\d+)\s*(?:s|秒)[,，]\s*`--model-timeout`/g],
+  },
+  {
+    what: "the wait after which the spinner counts seconds",
+    value: SHOW_ELAPSED_AFTER_MS / 1000,
+    patterns: [/(?:passes|超过)\s*(\d+)\s*(?:s|秒)/g],
   },
   {
     what: "the output cap in bytes",
@@ -80,27 +95,34 @@ describe.each(READMES)("%s", (name) => {
     for (const n of found) expect(n).toBe(value);
   });
 
+  it("states no number of seconds but those above", () => {
+    const known = [DEFAULT_BASH_TIMEOUT_SECONDS, DEFAULT_MODEL_TIMEOUT_SECONDS, SHOW_ELAPSED_AFTER_MS / 1000];
+    const found = captures(proseOf(text), /(\d+)\s*(?:s|seconds?|秒)(?![A-Za-z0-9])/g);
+    expect(found.length).toBeGreaterThan(0);
+    for (const n of found) expect(known).toContain(n);
+  });
+
+  it("shows the model timeout's default in its sample error line", () => {
+    const samples = codeFences(text, "text").join("\n");
+    const shown = captures(samples, /within (\d+) s$/gm);
+    expect(shown).toEqual([DEFAULT_MODEL_TIMEOUT_SECONDS]);
+  });
+
   it("lists each exit status as the CLI maps it", () => {
     const rows = [...proseOf(text).matchAll(/^\|\s*(\d+)\s*\|\s*(.+?)\s*\|$/gm)];
     expect(rows.map((row) => Number(row[1]))).toEqual([0, 2, 3, 1, 130]);
     for (const [, code, meaning] of rows) {
       const named = /^`(\w+)`/.exec(meaning)?.[1];
-      const reason = named ?? (/interrupt|中断/.test(meaning) ? "aborted" : "an error");
-      expect(exitCodeFor(reason), meaning).toBe(Number(code));
+      const reason = named ?? (/interrupt|中断/.test(meaning) ? "interrupted" : "error");
+      expect(exitCodeFor(reason, CLI.exitCodes), meaning).toBe(Number(code));
     }
-    // the table holds this chapter's results; later chapters' (repeated_tool_call) are theirs to list
-    const ours = ["aborted", "final_answer", "max_tokens", "max_turns"];
-    expect(
-      Object.keys(EXIT_CODES)
-        .filter((r) => ours.includes(r))
-        .sort(),
-    ).toEqual(ours);
+    // the table is the contract's, row for row: s01 adds no stop reason of its own
+    expect(CLI.exitCodes).toEqual({});
+    expect(rows.length).toBe(Object.keys(EXIT_CODES).length);
   });
 
   it("shows the CLI's own --help text", () => {
-    const main = readFileSync(join(CHAPTER, "src", "main.ts"), "utf8");
-    const [, command, summary] = /command: "(\w+)",\s*summary: "([^"]+)"/.exec(main) ?? [];
-    expect(codeFences(text, "text")).toContain(`${usage(command, summary)}\n`);
+    expect(codeFences(text, "text")).toContain(`${usage(CLI.command, CLI.summary, [], CLI.exitCodes)}\n`);
   });
 
   it("quotes every ts excerpt verbatim from the sources", () => {
@@ -131,13 +153,153 @@ describe.each(READMES)("%s", (name) => {
 describe("the chapter text", () => {
   it("gives the same code in English and Chinese", () => {
     const [en, zh] = READMES.map(readme);
-    for (const lang of ["ts", "json", "text", "sh"]) {
-      const strip = (block: string) => block.replace(/\s+#.*$/gm, ""); // shell comments are translated
+    for (const lang of ["ts", "json", "text", "sh", "diff"]) {
+      // shell comments and the hunks' labels are translated
+      const strip = (block: string) => block.replace(/\s+#.*$/gm, "").replace(/^@@.*$/gm, "@@");
       expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
     }
   });
+});
 
-  it("has one default turn budget: the loop's is the CLI's", () => {
-    expect(DEFAULT_MAX_TURNS).toBe(CLI_DEFAULT_MAX_TURNS);
+/** The source of an exported async function: from its `export async function` line to its closing `}`. */
+function functionSource(file: string, name: string): string {
+  const source = readFileSync(file, "utf8");
+  const start = source.indexOf(`export async function ${name}(`);
+  const end = source.indexOf("\n}\n", start);
+  expect(start, `${name} in ${file}`).toBeGreaterThanOrEqual(0);
+  return source.slice(start, end + 2);
+}
+
+const trimLineEnds = (text: string) => text.replace(/[ \t]+$/gm, "").trimEnd();
+
+/** The `+` and `-` lines of a diff, normalised (blank ones dropped), with their sign. */
+function changedLines(diff: string): string[] {
+  return diff
+    .split("\n")
+    .filter((line) => /^[+-]/.test(line) && !/^(\+\+\+|---) /.test(line))
+    .map((line) => `${line[0]} ${line.slice(1).trim().replace(/\s+/g, " ")}`)
+    .filter((line) => line.length > 2);
+}
+
+/** A hunk's two sides: the lines it removes with its context, and the lines it adds with its context. */
+function hunkSides(hunk: string): { before: string[]; after: string[] } {
+  const lines = hunk.split("\n").filter((line) => line !== "");
+  const side = (keep: string) =>
+    normalisedLines(
+      lines
+        .filter((line) => line[0] === " " || line[0] === keep)
+        .map((line) => line.slice(1))
+        .join("\n"),
+    );
+  return { before: side("-"), after: side("+") };
+}
+
+describe.each(READMES)("%s: the loop and the diff", (name) => {
+  const text = readme(name);
+
+  it("shows the whole loop: one ts block equal to agentLoop in src/agent-loop.ts", () => {
+    const blocks = codeFences(text, "ts").filter((block) => block.startsWith("export async function agentLoop("));
+    expect(blocks).toHaveLength(1);
+    expect(trimLineEnds(blocks[0])).toBe(trimLineEnds(functionSource(LOOP_FILE, "agentLoop")));
   });
+
+  it("shows the real diff from oneCall to agentLoop: every hunk a piece of both files, every change shown", () => {
+    const [diff, ...others] = codeFences(text, "diff");
+    expect(others).toEqual([]);
+    const hunks = diff.split(/^@@.*$/m).filter((h) => h.trim() !== "");
+    expect(hunks.length).toBe(3);
+    const [oneCall, loop] = [ONE_CALL_FILE, LOOP_FILE].map((file) => normalisedLines(readFileSync(file, "utf8")));
+    for (const hunk of hunks) {
+      const { before, after } = hunkSides(hunk);
+      expect(containsRun(oneCall, before), `not in src/one-call.ts:\n${before.join("\n")}`).toBe(true);
+      expect(containsRun(loop, after), `not in src/agent-loop.ts:\n${after.join("\n")}`).toBe(true);
+    }
+    // the changes shown are git's, from the function's first line on (the header above it differs too)
+    const git = spawnSync("git", ["diff", "--no-index", "-w", "--", ONE_CALL_FILE, LOOP_FILE], { encoding: "utf8" });
+    expect(git.status, git.stderr).toBe(1); // 1: the files differ
+    const real = changedLines(git.stdout);
+    const from = real.indexOf("+ export async function agentLoop(");
+    expect(from).toBeGreaterThanOrEqual(0);
+    expect(changedLines(diff)).toEqual(real.slice(from + 1));
+  });
+});
+
+/**
+ * The offline samples: a ```sh block that runs `pnpm s01 --offline ...`, followed at once by the
+ * ```text (or ```json) block of what it printed. Each is run for real, in order, by bash, with
+ * `pnpm s01` standing for the chapter's CLI. Where the text runs at the repository root, a fresh
+ * git repository on branch main stands in for it (INIT_CWD, as pnpm sets it); /tmp/s01-play is a
+ * fresh temporary directory. What varies from run to run is normalised: the token estimates (the
+ * system prompt names the working directory, so they follow its length) and that directory.
+ */
+const SAMPLE = /^```sh\n([\s\S]*?)^```\n\n^```(text|json)\n([\s\S]*?)^```$/gm;
+const PLAY = "/tmp/s01-play";
+const samples = [...readme("README.md").matchAll(SAMPLE)]
+  .filter(([, script]) => /^pnpm s01 .*--offline/m.test(script))
+  .map(([, script, lang, output]) => ({ script: script.trimEnd(), lang, output }));
+
+const tempDirs: string[] = [];
+afterAll(() => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+function tempDir(prefix: string): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  tempDirs.push(dir);
+  return dir;
+}
+let dirs: { root: string; play: string } | undefined;
+function sampleDirs(): { root: string; play: string } {
+  if (!dirs) {
+    const root = tempDir("s01-readme-root-");
+    expect(spawnSync("git", ["init", "-q", "-b", "main"], { cwd: root }).status).toBe(0);
+    dirs = { root, play: tempDir("s01-readme-play-") };
+  }
+  return dirs;
+}
+
+/** The environment of a sample run: no key, endpoint, model or git variable; git looks no higher than tmpdir. */
+function sampleEnv(root: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^(ANTHROPIC_|GIT_)/.test(key) || ["MODEL_ID", "DEBUG", "INIT_CWD"].includes(key)) continue;
+    env[key] = value;
+  }
+  return { ...env, INIT_CWD: root, GIT_CEILING_DIRECTORIES: tmpdir(), NO_COLOR: "1" };
+}
+
+const normaliseText = (output: string, play: string) =>
+  output.replaceAll(play, PLAY).replace(/~\d+ in \/ ~\d+ out/g, "~N in / ~N out");
+const normaliseJson = (line: string) => {
+  const result = JSON.parse(line);
+  return { ...result, usage: { inputTokens: "N", outputTokens: "N" } };
+};
+
+describe("README.md: the offline samples", () => {
+  it("has the samples this text promises: the problem, the try-it runs and the --json line", () => {
+    expect(samples.length).toBeGreaterThanOrEqual(6);
+    expect(samples[0].script).toBe('pnpm s01 --offline --max-turns 1 "What is the current git branch?"');
+  });
+
+  it.each(samples.map((sample) => [sample.script.split("\n").at(-1), sample] as const))(
+    "prints what a real run of `%s` prints",
+    (_, sample) => {
+      const { root, play } = sampleDirs();
+      const main = join(CHAPTER, "src", "main.ts");
+      const script = `pnpm() { shift; node --import tsx ${JSON.stringify(main)} "$@"; }\n${sample.script.replaceAll(PLAY, play)}`;
+      const run = spawnSync("bash", ["-c", script], { cwd: REPO_ROOT, env: sampleEnv(root), encoding: "utf8" });
+      expect(run.stderr).toMatch(/^Using the offline scripted model \(--offline was given\)/);
+      if (sample.lang === "json") {
+        const last = run.stdout.trimEnd().split("\n").at(-1) ?? "";
+        expect(normaliseJson(last)).toEqual(normaliseJson(sample.output));
+        expect(run.status).toBe(exitCodeFor(JSON.parse(last).stopReason, CLI.exitCodes));
+        return;
+      }
+      // the first sample shows the line on stderr too; the others only stdout
+      const printed = sample.output.startsWith("Using ") ? run.stderr + run.stdout : run.stdout;
+      expect(normaliseText(printed, play)).toBe(normaliseText(sample.output, play));
+      const stop = /^── (\w+) ·/m.exec(run.stdout)?.[1] ?? "";
+      expect(run.status, run.stderr).toBe(exitCodeFor(stop, CLI.exitCodes));
+    },
+    60_000,
+  );
 });

@@ -1,23 +1,20 @@
 /**
- * s02's command line: `pnpm s02 [options] [prompt]`. The shared CLI contract, with a streamed
- * display and Ctrl-C: the first press stops the work in flight and returns to the prompt, a
- * second exits with 130.
+ * s02's command line: `pnpm s02 [options] [prompt]`. The shared CLI contract, with s02's loop and
+ * a display that labels results of calls that ran at once. Ctrl-C exits at once, as in s01.
  */
-import { type ChapterCli, runChapterCli } from "@harness/shared";
-import { agentLoop, type StopReason } from "./agent-loop.ts";
+import { type ChapterCli, type LoopStopReason, runChapterCli } from "@harness/shared";
+import { agentLoop } from "./agent-loop.ts";
 import { terminalObserver } from "./terminal-observer.ts";
 
-const chapter: ChapterCli<StopReason> = {
+const chapter: ChapterCli<LoopStopReason> = {
   command: "s02",
-  summary: "a dispatch map, concurrent tools and streamed tool calls",
-  interruptible: true,
-  run: (history, { client, model, options, signal, view }) =>
+  summary: "tool objects, a dispatch map and read-only calls run at once",
+  run: (history, { client, model, options, view }) =>
     agentLoop(client, history, {
       model,
       cwd: options.cwd,
       maxTurns: options.maxTurns,
       bashTimeoutMs: options.bashTimeoutSeconds * 1000,
-      signal,
       observer: terminalObserver(view),
     }),
 };

@@ -3,13 +3,27 @@
  * `MAX_CONCURRENT_TOOLS` at a time); when any call may write, they all run one by one, in the
  * order the model wrote them, so a read never races a write it was meant to follow. Either way
  * the results come back in tool_use order, whatever order they finished in.
+ *
+ * Each call is run by a `CallRunner`, `dispatch` unless the caller passes another: a later
+ * chapter wraps it (a permission check, hooks) without copying this file.
  */
-import type { ToolCall, ToolResult } from "@harness/shared";
+import type { AgentTurn, ToolCall, ToolResult } from "@harness/shared";
 import { codedError, dispatch, type ToolMap } from "./dispatch.ts";
 import type { ToolContext } from "./tool.ts";
 
 /** The most calls run at the same time. */
 export const MAX_CONCURRENT_TOOLS = 8;
+
+/** Runs one call to its result; `dispatch` is the default. Contract: never throws. */
+export type CallRunner = (tools: ToolMap, call: ToolCall, context: ToolContext) => Promise<ToolResult>;
+
+/** Told when each call starts and when its result lands (the loop's observer fits). */
+export interface ToolCallObserver {
+  /** A call is about to run. */
+  toolCall?(call: ToolCall): void;
+  /** A call's result; calls that run at once land in any order. */
+  toolResult?(call: ToolCall, result: ToolResult): void;
+}
 
 /** True when every call names a tool that only reads. */
 export function allConcurrencySafe(tools: ToolMap, calls: readonly ToolCall[]): boolean {
@@ -17,26 +31,25 @@ export function allConcurrencySafe(tools: ToolMap, calls: readonly ToolCall[]): 
 }
 
 /**
- * Run a turn's calls and return their results in tool_use order. `onStart` and `onResult` hear
- * each call start and finish (in the order that happens).
- * Contract: never throws; a call that has not started when the signal fires is answered with an
- * `interrupted` error, so every call gets exactly one result.
+ * Run a turn's calls, each through `runCall`, and return their results in tool_use order.
+ * Contract: never throws when `runCall` does not; a call that has not started when the signal
+ * fires is answered with an `interrupted` error, so every call gets exactly one result.
  */
 export async function runToolCalls(
   tools: ToolMap,
   calls: readonly ToolCall[],
   context: ToolContext,
-  onResult?: (call: ToolCall, result: ToolResult) => void,
-  onStart?: (call: ToolCall) => void,
+  observer: ToolCallObserver = {},
+  runCall: CallRunner = dispatch,
 ): Promise<ToolResult[]> {
   const results: ToolResult[] = new Array(calls.length);
   const runOne = async (i: number) => {
     const call = calls[i];
-    onStart?.(call);
-    results[i] = context.signal.aborted
+    observer.toolCall?.(call);
+    results[i] = context.signal?.aborted
       ? codedError("interrupted", "the user interrupted before this call ran.")
-      : await dispatch(tools, call, context);
-    onResult?.(call, results[i]);
+      : await runCall(tools, call, context);
+    observer.toolResult?.(call, results[i]);
   };
   if (!allConcurrencySafe(tools, calls)) {
     for (let i = 0; i < calls.length; i++) await runOne(i);
@@ -49,4 +62,9 @@ export async function runToolCalls(
   };
   await Promise.all(Array.from({ length: Math.min(MAX_CONCURRENT_TOOLS, calls.length) }, worker));
   return results;
+}
+
+/** The result of a tool call from a turn that was cut short or refused: it was not run. */
+export function notRun(turn: AgentTurn): ToolResult {
+  return codedError("not_run", `the turn stopped with "${turn.providerStopReason}", so no tool from it runs.`);
 }

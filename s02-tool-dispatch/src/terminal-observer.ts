@@ -1,24 +1,27 @@
 /**
- * The loop's events, shown on the terminal: the turn header, text as it streams, a tool call's
- * name as soon as its block starts and its input as it grows, then each call and its result.
+ * The loop's events, shown on the terminal: the turn header, the turn's text, each call as it
+ * starts and its result as it lands. Calls that run at once finish in any order, so while more
+ * than one runs, each result is labelled with its call.
  */
 import type { TerminalView } from "@harness/shared";
 import type { LoopObserver } from "./agent-loop.ts";
 
 /** An observer that draws the loop on `view`. */
 export function terminalObserver(view: TerminalView): LoopObserver {
-  let callsThisTurn = 0;
+  let running = 0;
+  let together = false; // some call of this batch ran beside another
   return {
     modelCall: (n) => view.modelCall(n),
-    start: () => view.modelAnswered(),
-    text: (delta) => view.textDelta(delta),
-    toolStart: (name) => view.toolStart(name),
-    toolInput: (partial) => view.toolInput(partial),
-    toolCalls: (calls) => {
-      callsThisTurn = calls.length;
-      for (const call of calls) view.toolCall(call);
+    turn: (turn) => view.text(turn.text),
+    toolCall: (call) => {
+      running++;
+      together ||= running > 1;
+      view.toolCall(call);
     },
-    // several calls may finish in any order: label each result with its call
-    toolResult: (call, result) => view.toolResult(result, callsThisTurn > 1 ? call : undefined),
+    toolResult: (call, result) => {
+      running--;
+      view.toolResult(result, together ? call : undefined);
+      if (running === 0) together = false;
+    },
   };
 }

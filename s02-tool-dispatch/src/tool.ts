@@ -1,7 +1,10 @@
 /**
- * A tool is one object: what the model reads (name, description, input schema), whether it may
- * run beside other tools, and the handler. One zod schema is the single source of truth: it is
- * turned into the JSON Schema the model sees, and it validates the input before the handler runs.
+ * A tool is one object: what the model reads (name, description, the input's JSON Schema), how
+ * its input is checked (`parse`), whether it may run beside other tools, and the handler.
+ *
+ * The chapter's tools are written with zod: `defineTool` derives both the JSON Schema and the
+ * parse from one zod schema, so the two cannot drift. A tool known only by its JSON Schema (one an
+ * MCP server offers, in a later chapter) brings its own `parse` and fits the same map.
  */
 import type { Tool as ApiTool } from "@anthropic-ai/sdk/resources/messages";
 import type { ToolResult } from "@harness/shared";
@@ -11,14 +14,37 @@ import { z } from "zod";
 export interface ToolContext {
   /** The working directory; file tools refuse paths outside it. */
   cwd: string;
-  /** Aborted on Ctrl-C: a handler stops its work (a process, a long read) when it fires. */
-  signal: AbortSignal;
+  /** Aborted when the user interrupts (s03 on): a handler stops its work (a process, a long read). */
+  signal?: AbortSignal;
   /** Milliseconds before a bash command is killed. */
   bashTimeoutMs?: number;
+  /**
+   * May a search read this path (absolute; a file or a directory)? glob and grep pass by what it
+   * refuses, as they pass by `.gitignore`d files; without it they may read everything. A later
+   * chapter's permission rules come in here.
+   */
+  canRead?(path: string): boolean;
 }
 
-/** A tool: schema, safety flag and handler in one object. */
-export interface Tool<S extends z.ZodObject = z.ZodObject> {
+/** A parsed input, or what is wrong with it (one line the model can act on). */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** A tool: the schema the model reads, the check of its input, a safety flag and the handler. */
+export interface Tool<Input = unknown> {
+  name: string;
+  description: string;
+  /** The input's JSON Schema, sent to the model as the tool's `input_schema`. */
+  inputSchema: ApiTool["input_schema"];
+  /** Check the model's input before `run`: the value the handler gets, or what is wrong with it. */
+  parse(input: unknown): Parsed<Input>;
+  /** True when the tool only reads, so it may run at the same time as other such tools. */
+  concurrencySafe: boolean;
+  /** The handler. It receives only input that `parse` accepted. */
+  run(input: Input, context: ToolContext): Promise<ToolResult>;
+}
+
+/** A tool written with zod: one schema, from which `defineTool` derives `inputSchema` and `parse`. */
+export interface ZodToolSpec<S extends z.ZodObject> {
   name: string;
   description: string;
   /** The input schema: sent to the model as JSON Schema, and checked before `run`. */
@@ -29,13 +55,25 @@ export interface Tool<S extends z.ZodObject = z.ZodObject> {
   run(input: z.infer<S>, context: ToolContext): Promise<ToolResult>;
 }
 
-/** Define a tool; the handler's input type comes from its schema. */
-export function defineTool<S extends z.ZodObject>(tool: Tool<S>): Tool<S> {
-  return tool;
+/** Define a tool from one zod schema; the handler's input type comes from it. */
+export function defineTool<S extends z.ZodObject>(spec: ZodToolSpec<S>): Tool<z.infer<S>> {
+  const { $schema: _, ...inputSchema } = z.toJSONSchema(spec.schema) as Record<string, unknown>;
+  return {
+    name: spec.name,
+    description: spec.description,
+    inputSchema: inputSchema as ApiTool["input_schema"],
+    parse(input) {
+      const parsed = spec.schema.safeParse(input);
+      if (parsed.success) return { ok: true, value: parsed.data };
+      const problems = parsed.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "input"}: ${i.message}`);
+      return { ok: false, error: problems.join("; ") };
+    },
+    concurrencySafe: spec.concurrencySafe,
+    run: spec.run,
+  };
 }
 
-/** The tool as the API wants it: name, description, and the schema as JSON Schema. */
+/** The tool as the API wants it: name, description and input schema. */
 export function toApiTool(tool: Tool): ApiTool {
-  const { $schema: _, ...inputSchema } = z.toJSONSchema(tool.schema) as Record<string, unknown>;
-  return { name: tool.name, description: tool.description, input_schema: inputSchema as ApiTool["input_schema"] };
+  return { name: tool.name, description: tool.description, input_schema: tool.inputSchema };
 }

@@ -1,9 +1,9 @@
 /**
- * The shared fault matrix against s02's loop, which streams: a stream that fails before any
- * content is sent again, one that fails after content is a StreamError, and a tool call runs only
- * from a complete block of a complete message.
+ * The shared fault matrix against s02's loop, which makes one plain (non-streaming) request per
+ * turn, as s01's does: stream faults reach it as an HTTP 500 or a dropped connection, which the
+ * SDK retries, and a malformed tool input is answered with invalid_arguments, never run.
  */
-import { FAULT_CASES, type FaultMatrixLoop, faultCaseMismatches, runFaultCase } from "@harness/shared";
+import { FAULT_CASES, type FaultMatrixLoop, faultCaseMismatches, runFaultCase } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../src/agent-loop.ts";
 
@@ -14,7 +14,7 @@ describe("agentLoop under the fault matrix", () => {
   it.each(FAULT_CASES.map((fault) => [fault.name, fault] as const))(
     "meets %s as the matrix says, runs no partial tool call and keeps a valid history",
     async (_, fault) => {
-      expect(faultCaseMismatches(fault, "streaming", await runFaultCase(fault, loop))).toEqual([]);
+      expect(faultCaseMismatches(fault, "nonStreaming", await runFaultCase(fault, loop))).toEqual([]);
     },
   );
 });

@@ -3,19 +3,12 @@
  * with no ANTHROPIC_* variables from the test's environment. Offline runs use the built-in scripted
  * model; the others talk to a scripted model served on 127.0.0.1, and Ctrl-C is a real SIGINT.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import {
-  historyProblems,
-  reply,
-  ScriptedModel,
-  type ScriptStep,
-  startScriptedServer,
-  text,
-  textReply,
-  toolUse,
-} from "@harness/shared";
+import { reply, ScriptedModel, type ScriptStep, startScriptedServer, text, textReply, toolUse } from "@harness/shared";
 import { afterAll, describe, expect, it } from "vitest";
 import { tempWorkdir } from "./temp-workdir.ts";
 
@@ -75,6 +68,16 @@ async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
+/** True when no live process has this id (none at all, or only a zombie waiting to be reaped). */
+function isDead(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return true;
+  }
+}
+
 function count(haystack: string, needle: string): number {
   return haystack.split(needle).length - 1;
 }
@@ -98,6 +101,26 @@ async function scriptedServer(script: ScriptStep[]) {
   return { model, env: cleanEnv({ ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: server.url }) };
 }
 const servers: { close(): Promise<void> }[] = [];
+
+/** An endpoint on 127.0.0.1 that answers every request with `handler`, and counts the requests. */
+async function endpoint(handler: (res: ServerResponse) => void) {
+  const seen = { requests: 0 };
+  const server = createServer((req, res) => {
+    seen.requests++;
+    req.resume();
+    handler(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  servers.push({
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  });
+  return { url, seen, env: cleanEnv({ ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: url }) };
+}
 afterAll(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
@@ -150,6 +173,19 @@ describe("s02 CLI", { timeout: 120_000 }, () => {
       expect(stdout).toContain("- app.ts:2: export const x = 1; // FIXME: name");
     });
 
+    it("finds the TODO comments, never in .gitignored files nor in the harness's own .harness/", async () => {
+      const cwd = demoDir();
+      mkdirSync(join(cwd, "node_modules", "dep"), { recursive: true });
+      writeFileSync(join(cwd, "node_modules", "dep", "index.js"), "// TODO: ignored by .gitignore\n");
+      mkdirSync(join(cwd, ".harness"));
+      writeFileSync(join(cwd, ".harness", "notes.md"), "TODO: the harness's own\n");
+      const { code, stdout } = await runCli(["--offline", "--cwd", cwd, "Find the TODO comments in this repository"]);
+      expect(code).toBe(0);
+      expect(stdout).toContain("I found 2 TODO/FIXME comments:");
+      expect(stdout).not.toContain("ignored by .gitignore");
+      expect(stdout).not.toContain("the harness's own");
+    });
+
     it("reads three files in one turn, labelling each result with its call", async () => {
       const { code, stdout } = await runCli([
         "--offline",
@@ -177,6 +213,36 @@ describe("s02 CLI", { timeout: 120_000 }, () => {
       expect(stdout).toContain("Edited notes.txt at line 1.");
       expect(stdout).toContain('I replaced "draft" with "final" in notes.txt. It now reads:');
       expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("this is a final\n");
+    });
+  });
+
+  describe("inputs that used to freeze the process", () => {
+    it("answers a runaway grep pattern and a read of a named pipe at once, and finishes the run", async () => {
+      const { model, env } = await scriptedServer([
+        reply([
+          toolUse("grep", { pattern: "^(a+)+$" }, "toolu_grep"),
+          toolUse("read_file", { path: "pipe" }, "toolu_pipe"),
+        ]),
+        textReply("Both answered."),
+      ]);
+      const cwd = demoDir();
+      writeFileSync(join(cwd, "aaa.txt"), `${"a".repeat(40)}!\n`);
+      execFileSync("mkfifo", [join(cwd, "pipe")]);
+      const { code, stdout } = await runCli(["--cwd", cwd, "go"], env);
+      expect(code).toBe(0);
+      expect(stdout).toContain("Both answered.");
+      const results = model.requests[1].body.messages[2].content;
+      expect(results).toEqual([
+        expect.objectContaining({
+          tool_use_id: "toolu_grep",
+          content: "No lines match /^(a+)+$/.\n[skipped: pipe is not a regular file.]",
+        }),
+        expect.objectContaining({
+          tool_use_id: "toolu_pipe",
+          content: "Error [not_a_file]: pipe is a named pipe, not a regular file.",
+          is_error: true,
+        }),
+      ]);
     });
   });
 
@@ -209,99 +275,60 @@ describe("s02 CLI", { timeout: 120_000 }, () => {
     it("is 1 for bad usage, with one line on stderr", async () => {
       const { code, stderr } = await runCli(["--max-turns", "0", "hi"]);
       expect(code).toBe(1);
-      expect(stderr).toBe('s02: error: --max-turns must be a whole number of at least 1, not "0"\n');
+      expect(stderr).toBe("s02: error: --max-turns expects a whole number of at least 1, got 0\n");
     });
 
     it("is 1 for an API error, with one line on stderr and no stack", async () => {
       const { env } = await scriptedServer([{ kind: "http_error", status: 400, message: "this request is wrong" }]);
       const { code, stderr } = await runCli(["--cwd", demoDir(), "hi"], env);
       expect(code).toBe(1);
-      expect(stderr).toBe("s02: error: the API answered 400 invalid_request_error: this request is wrong\n");
-    });
-
-    it("is 130 when Ctrl-C stops a one-shot prompt", async () => {
-      const { model, env } = await scriptedServer([{ kind: "hang" }]);
-      const cli = startCli(["--cwd", demoDir(), "hi"], env);
-      await until(() => model.requests.length === 1);
-      cli.child.kill("SIGINT");
-      expect(await cli.exited).toBe(130);
-      expect(cli.stdout()).toContain("── aborted · 1 turn · 0 tool calls");
-    });
-  });
-
-  describe("Ctrl-C in the REPL", () => {
-    /**
-     * Start the REPL against `first`, send the prompt, press Ctrl-C once `ready` holds, then check
-     * that the prompt comes back, that a next prompt is answered (the server rejects an invalid
-     * history with a 400), and that a second Ctrl-C at the prompt exits 130.
-     */
-    async function interruptThenContinue(
-      first: ScriptStep,
-      ready: (cli: Cli, model: ScriptedModel, cwd: string) => boolean,
-    ) {
-      const cwd = demoDir();
-      const { model, env } = await scriptedServer([first, textReply("Back again.")]);
-      const cli = startCli(["--cwd", cwd], env);
-      await until(() => cli.stdout().includes("s02 >> "));
-      cli.child.stdin?.write("first prompt\n");
-      await until(() => model.requests.length === 1 && ready(cli, model, cwd));
-
-      cli.child.kill("SIGINT");
-      await until(() => count(cli.stdout(), "s02 >> ") === 2);
-      expect(cli.stdout()).toContain("(interrupted; press Ctrl-C again to exit)");
-      expect(cli.stdout()).toMatch(/── aborted · 1 turn · \d tool calls?/);
-
-      cli.child.stdin?.write("second prompt\n");
-      await until(() => count(cli.stdout(), "s02 >> ") === 3);
-      expect(cli.stdout()).toContain("Back again.");
-      expect(cli.stdout()).toContain("── final_answer");
-      expect(model.requests).toHaveLength(2);
-      const sent = model.requests[1].body.messages;
-      expect(historyProblems(sent)).toEqual([]);
-
-      cli.child.kill("SIGINT");
-      expect(await cli.exited).toBe(130);
-      expect(cli.stderr()).not.toContain("error");
-      return { sent, cli, cwd };
-    }
-
-    it("stops a run that waits for the model, then answers the next prompt, then exits 130", async () => {
-      const { sent } = await interruptThenContinue({ kind: "hang" }, () => true);
-      expect(sent).toEqual([
-        {
-          role: "user",
-          content: [
-            { type: "text", text: "first prompt" },
-            { type: "text", text: "second prompt" },
-          ],
-        },
+      expect(stderr).toMatch(/^Using http:\/\/127\.0\.0\.1:\d+ .* with ANTHROPIC_API_KEY from the shell\.\n/);
+      expect(stderr.split("\n").slice(1)).toEqual([
+        "s02: error: the API answered 400 invalid_request_error: this request is wrong",
+        "",
       ]);
     });
 
-    it("stops a run mid-stream, then answers the next prompt, then exits 130", async () => {
-      // about forty events a tenth of a second apart: Ctrl-C lands long before the last one
-      const words = `Here is a long answer that streams in slowly. ${"More words arrive a few at a time. ".repeat(25)}The end.`;
-      const slow = reply([text(words)], { eventDelayMs: 100 });
-      const { sent, cli } = await interruptThenContinue(slow, (c) => c.stdout().includes("Here is a long answer"));
-      expect(cli.stdout()).not.toContain("The end.");
-      expect(sent.map((m) => m.role)).toEqual(["user"]); // the half-streamed turn was dropped
-    });
-
-    it("stops a running command, killing it, then answers the next prompt, then exits 130", async () => {
-      const sleeper = reply([toolUse("bash", { command: "echo $$ > pid; sleep 30" }, "toolu_sleep")]);
-      const pidFile = (cwd: string) => join(cwd, "pid");
-      const { sent, cli, cwd } = await interruptThenContinue(
-        sleeper,
-        (_c, _m, dir) => existsSync(pidFile(dir)) && readFileSync(pidFile(dir), "utf8").endsWith("\n"),
+    it("is 1 when the endpoint answers with an HTML page, naming it and what came back", async () => {
+      const { url, seen, env } = await endpoint((res) =>
+        res.writeHead(200, { "content-type": "text/html" }).end("<html><body>Sign in</body></html>"),
       );
-      const pid = Number(readFileSync(pidFile(cwd), "utf8"));
-      expect(() => process.kill(pid, 0)).toThrow();
-      expect(cli.stdout()).toContain("[interrupted; the process group was killed]");
-      expect(sent.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
-      expect(sent[2].content).toEqual([
-        expect.objectContaining({ type: "tool_result", tool_use_id: "toolu_sleep", is_error: true }),
-        { type: "text", text: "second prompt" },
-      ]);
+      const { code, stdout, stderr } = await runCli(["--cwd", demoDir(), "hi"], env);
+      expect(code).toBe(1);
+      expect(stderr.split("\n")[1]).toBe(
+        `s02: error: ${url}/v1/messages answered 200 text/html, not a Messages API response: "<html><body>Sign in</body></html>"`,
+      );
+      expect(stdout).not.toContain("final_answer");
+      expect(seen.requests).toBe(1);
+    });
+
+    it("is 1 when the response has not come for --model-timeout, naming the endpoint, without sending it again", async () => {
+      const { url, seen, env } = await endpoint(() => {}); // accepts the request, never answers
+      const { code, stderr } = await runCli(["--model-timeout", "1", "--cwd", demoDir(), "hi"], env);
+      expect(code).toBe(1);
+      expect(stderr.split("\n")[1]).toBe(`s02: error: no response from ${url}/v1/messages within 1 s`);
+      expect(seen.requests).toBe(1); // a timeout is not sent again
+    });
+
+    it("is 130 at once on Ctrl-C, as in s01: the running command is killed, no summary is printed", async () => {
+      const cwd = demoDir();
+      const { env } = await scriptedServer([reply([toolUse("bash", { command: "echo $$ > pid; sleep 30" })])]);
+      const cli = startCli(["--cwd", cwd, "hi"], env);
+      const pidFile = join(cwd, "pid");
+      await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n"));
+      cli.child.kill("SIGINT");
+      expect(await cli.exited).toBe(130);
+      // the CLI is gone too, so nothing reaps the killed shell: dead means gone or a zombie
+      await until(() => isDead(Number(readFileSync(pidFile, "utf8"))));
+      expect(cli.stdout()).not.toContain("──");
+    });
+
+    it("is 130 on Ctrl-C at the REPL's prompt", async () => {
+      const { env } = await scriptedServer([]);
+      const cli = startCli(["--cwd", demoDir()], env);
+      await until(() => cli.stdout().includes("s02 >> "));
+      cli.child.kill("SIGINT");
+      expect(await cli.exited).toBe(130);
     });
   });
 });

@@ -1,23 +1,21 @@
 /**
  * The chapter text cannot drift from the code: every number it states is the code's constant, every
- * ```ts excerpt is found verbatim in the sources, every ```diff hunk is a real piece of the diff
- * between s01's loop and this one, and the tables list what the code has.
+ * ```ts excerpt is found verbatim in the sources, the whole loop is the source's, every ```diff hunk
+ * is a real piece of the diff between s01's loop and this one and no change is left out, the tables
+ * list what the code has, and every sample run is the output of that command run again offline.
  */
-import { readFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import {
-  codeFences,
-  containsRun,
   DEFAULT_BASH_TIMEOUT_SECONDS,
+  DEFAULT_MAX_OUTPUT_BYTES,
   EXIT_CODES,
   exitCodeFor,
-  normalisedLines,
-  proseOf,
-  sourceLines,
   usage,
 } from "@harness/shared";
-import { describe, expect, it } from "vitest";
-import { DEFAULT_MAX_TURNS } from "../src/agent-loop.ts";
+import { codeFences, containsRun, normalisedLines, proseOf, readChapterCli, sourceLines } from "@harness/testkit";
+import { afterAll, describe, expect, it } from "vitest";
 import { dispatch, toolMap } from "../src/dispatch.ts";
 import { MAX_CONCURRENT_TOOLS } from "../src/run-tool-calls.ts";
 import { toApiTool } from "../src/tool.ts";
@@ -27,6 +25,7 @@ import { ALL_TOOLS, editFileTool } from "../src/tools/index.ts";
 import { DEFAULT_READ_LIMIT, MAX_LINE_LENGTH } from "../src/tools/read-file.ts";
 
 const CHAPTER = join(import.meta.dirname, "..");
+const CLI = readChapterCli(CHAPTER);
 const REPO = join(CHAPTER, "..");
 const READMES = ["README.md", "README.zh.md"] as const;
 
@@ -38,9 +37,9 @@ const SOURCES = sourceLines([join(CHAPTER, "src"), join(REPO, "shared", "src")])
 
 const WORDS: Record<string, number> = { six: 6, eight: 8, 六: 6, 八: 8 };
 
-/** Every number a pattern captures, as digits or as a word. */
+/** Every number a pattern captures, as digits (thousands separated by commas or not) or as a word. */
 function captures(text: string, pattern: RegExp): number[] {
-  return [...text.matchAll(pattern)].map((m) => WORDS[m[1]] ?? Number(m[1]));
+  return [...text.matchAll(pattern)].map((m) => WORDS[m[1]] ?? Number(m[1].replaceAll(",", "")));
 }
 
 /**
@@ -89,9 +88,9 @@ const NUMBERS: { what: string; value: number; patterns: RegExp[] }[] = [
     patterns: [/(\d+) seconds/g, /(\d+) 秒/g],
   },
   {
-    what: "the exit status of an interrupted run (EXIT_CODES.aborted)",
-    value: EXIT_CODES.aborted,
-    patterns: [/exits? with (\d+)/g, /状态码 (\d+)/g],
+    what: "the cap on a result (DEFAULT_MAX_OUTPUT_BYTES)",
+    value: DEFAULT_MAX_OUTPUT_BYTES,
+    patterns: [/(\d[\d,]*) bytes/g, /(\d[\d,]*) 字节/g],
   },
 ];
 
@@ -115,6 +114,46 @@ function hunkSides(hunk: string): { before: string[]; after: string[] } {
   return { before: side("-"), after: side("+") };
 }
 
+const S01_LOOP = join(REPO, "s01-agent-loop", "src", "agent-loop.ts");
+const S02_LOOP = join(CHAPTER, "src", "agent-loop.ts");
+
+function loopFile(path: string): string {
+  return readFileSync(path, "utf8");
+}
+
+/** agentLoop in the source, from its doc comment to its closing brace, trailing whitespace trimmed. */
+function agentLoopSource(): string {
+  const lines = loopFile(S02_LOOP).split("\n");
+  const signature = lines.findIndex((line) => line.startsWith("export async function agentLoop("));
+  const start = lines.slice(0, signature).lastIndexOf("/**");
+  const end = lines.indexOf("}", signature);
+  return lines
+    .slice(start, end + 1)
+    .map((line) => line.trimEnd())
+    .join("\n");
+}
+
+/** The lines of a file's first doc comment (its header), as written. */
+function headerComment(path: string): string[] {
+  const lines = loopFile(path).split("\n");
+  return lines.slice(0, lines.indexOf(" */") + 1);
+}
+
+/** `git diff --no-index` of s01's loop against this chapter's (exit status 1: they differ). */
+function realDiff(): string {
+  const run = spawnSync("git", ["diff", "--no-index", "--no-color", "--", S01_LOOP, S02_LOOP], { encoding: "utf8" });
+  expect(run.status, run.stderr).toBe(1);
+  return run.stdout;
+}
+
+/** The lines a diff removes or adds, each with its sign, trailing whitespace trimmed. */
+function changedLines(diff: string): string[] {
+  return diff
+    .split("\n")
+    .filter((line) => /^[-+]/.test(line) && !/^(?:---|\+\+\+) /.test(line))
+    .map((line) => line.trimEnd());
+}
+
 describe.each(READMES)("%s", (name) => {
   const text = readme(name);
 
@@ -125,10 +164,14 @@ describe.each(READMES)("%s", (name) => {
   });
 
   it("states no number in its prose that is not one of the code's", () => {
-    const allowed = new Set([...NUMBERS.map((n) => n.value), ...Object.values(EXIT_CODES), exitCodeFor("error")]);
-    const numbers = [...proseOf(text, { inlineCode: false }).matchAll(/(?<![\w.])\d+(?:\.\d+)?(?![\w.])/g)].map((m) =>
-      Number(m[0]),
-    );
+    const allowed = new Set([
+      ...NUMBERS.map((n) => n.value),
+      ...Object.values(EXIT_CODES),
+      ...Object.values(CLI.exitCodes),
+    ]);
+    const numbers = [
+      ...proseOf(text, { inlineCode: false }).matchAll(/(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w.])/g),
+    ].map((m) => Number(m[0].replaceAll(",", "")));
     expect(numbers.filter((n) => !allowed.has(n))).toEqual([]);
   });
 
@@ -136,15 +179,17 @@ describe.each(READMES)("%s", (name) => {
     const rows = [...text.matchAll(/^\|\s*(\d+)\s*\|\s*(.+?)\s*\|$/gm)];
     expect(rows.map((row) => Number(row[1]))).toEqual([0, 2, 3, 1, 130]);
     for (const [, code, meaning] of rows) {
-      const named = /^`(\w+)`/.exec(meaning)?.[1] ?? "an error";
-      expect(exitCodeFor(named), meaning).toBe(Number(code));
+      const named = /^`(\w+)`/.exec(meaning)?.[1];
+      const reason = named ?? (/interrupt|中断/.test(meaning) ? "interrupted" : "error");
+      expect(exitCodeFor(reason, CLI.exitCodes), meaning).toBe(Number(code));
     }
+    // the table is the contract's, row for row: s02 adds no stop reason of its own
+    expect(CLI.exitCodes).toEqual({});
+    expect(rows.length).toBe(Object.keys(EXIT_CODES).length);
   });
 
   it("shows the CLI's own --help text", () => {
-    const main = readFileSync(join(CHAPTER, "src", "main.ts"), "utf8");
-    const [, command, summary] = /command: "(\w+)",\s*summary: "([^"]+)"/.exec(main) ?? [];
-    expect(codeFences(text, "text")).toContain(`${usage(command, summary)}\n`);
+    expect(codeFences(text, "text")).toContain(`${usage(CLI.command, CLI.summary, [], CLI.exitCodes)}\n`);
   });
 
   it("quotes every ts excerpt verbatim from the sources", () => {
@@ -156,18 +201,30 @@ describe.each(READMES)("%s", (name) => {
     }
   });
 
+  it("shows the whole loop: one ts block that is agentLoop as the source has it, doc comment included", () => {
+    const whole = codeFences(text, "ts").filter((block) => block.includes("export async function agentLoop("));
+    expect(whole).toEqual([`${agentLoopSource()}\n`]);
+  });
+
   it("shows diff hunks that are real: s01's loop on one side, this chapter's on the other", () => {
-    const loop = (chapter: string) =>
-      normalisedLines(readFileSync(join(REPO, chapter, "src", "agent-loop.ts"), "utf8"));
-    const [s01, s02] = [loop("s01-agent-loop"), loop("s02-tool-dispatch")];
+    const [s01, s02] = [normalisedLines(loopFile(S01_LOOP)), normalisedLines(loopFile(S02_LOOP))];
     const [diff] = codeFences(text, "diff");
     const hunks = diff.split(/^@@.*$/m).filter((h) => h.trim() !== "");
-    expect(hunks.length).toBe(4);
+    expect(hunks.length).toBe(5);
     for (const hunk of hunks) {
       const { before, after } = hunkSides(hunk);
       expect(containsRun(s01, before), `not in s01's loop:\n${before.join("\n")}`).toBe(true);
       expect(containsRun(s02, after), `not in s02's loop:\n${after.join("\n")}`).toBe(true);
     }
+  });
+
+  it("leaves out no change of the real diff but the file's header comment", () => {
+    const shown = changedLines(codeFences(text, "diff")[0]);
+    const real = changedLines(realDiff()).filter(
+      (line) => !headerComment(line[0] === "-" ? S01_LOOP : S02_LOOP).includes(line.slice(1)),
+    );
+    expect(real.length).toBeGreaterThan(0);
+    expect(real.filter((line) => !shown.includes(line))).toEqual([]);
   });
 
   it("shows edit_file's input schema exactly as toApiTool makes it", () => {
@@ -192,10 +249,6 @@ describe.each(READMES)("%s", (name) => {
     expect(listed.sort()).toEqual(declaredErrorCodes().sort());
     expect(listed.length).toBeGreaterThanOrEqual(10);
   });
-
-  it("adds aborted to the stop-reason table", () => {
-    expect(text).toMatch(/^\|[^|\n]*Ctrl-C[^|\n]*\|\s*`aborted`\s*\|/m);
-  });
 });
 
 describe("the chapter text", () => {
@@ -206,8 +259,94 @@ describe("the chapter text", () => {
       expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
     }
   });
+});
 
-  it("has one default turn budget, shown in the --help text", () => {
-    expect(usage("s02", "x")).toContain(`turn budget (default ${DEFAULT_MAX_TURNS})`);
+/**
+ * The sample runs: a ```sh block holding one `pnpm sNN ...` command, followed by a ```text block
+ * that starts with `[turn 1]`, is that command's stdout. Each is run again offline, as the root
+ * package.json's script runs it, in a fresh copy of the sample directory the text's setup block
+ * makes, and compared. What is normalised: the directory's path (the copy's has the same length, as
+ * the scripted model estimates tokens from the request's size and the system prompt names the
+ * directory), and the order in which the results of calls run at once land.
+ */
+describe("the sample runs in README.md", () => {
+  const text = readme("README.md");
+  const SAMPLE_DIR = "/tmp/s02-sample";
+  const setup = codeFences(text, "sh").find((block) => block.startsWith(`mkdir -p ${SAMPLE_DIR}\n`));
+  const samples = [...text.matchAll(/^```sh\n(pnpm s\d\d [^\n]*)\n```\n\n```text\n(\[turn 1\][\s\S]*?)^```$/gm)].map(
+    ([, command, output]) => ({ command, output }),
+  );
+  const scripts = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).scripts as Record<string, string>;
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("has a setup block and the samples: s01's failure, then s02's runs", () => {
+    expect(setup).toBeDefined();
+    expect(samples.map((s) => s.command.split(" ")[1])).toEqual(["s01", "s02", "s02", "s02", "s02"]);
+  });
+
+  it.each(samples)("shows what `$command` prints", { timeout: 60_000 }, async ({ command, output }) => {
+    const dir = mkdtempSync("/tmp/s02-");
+    dirs.push(dir);
+    expect(dir.length).toBe(SAMPLE_DIR.length);
+    const made = spawnSync("sh", ["-c", (setup ?? "").replaceAll(SAMPLE_DIR, dir)], { encoding: "utf8" });
+    expect(made.status, made.stderr).toBe(0);
+    const [, chapter, ...rest] = words(command);
+    const [program, ...args] = scripts[chapter].split(" ");
+    const stdout = await run(program, [...args, ...rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir))], dir);
+    expect(landingOrderless(stdout.replaceAll(dir, SAMPLE_DIR))).toBe(landingOrderless(output));
   });
 });
+
+/** A command line split into words, "..." and '...' quoting undone (all the samples use). */
+function words(command: string): string[] {
+  return [...command.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
+}
+
+/** Run a CLI from the repository root, with no key, no endpoint and a home of its own; its stdout. */
+function run(program: string, args: string[], home: string): Promise<string> {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(ANTHROPIC_|MODEL_ID$|INIT_CWD$|DEBUG$)/.test(name)),
+  );
+  const child = spawn(program, args, {
+    cwd: REPO,
+    env: { ...env, NO_COLOR: "1", HARNESS_HOME: join(home, ".home") },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) =>
+    child.on("close", (code) => (code === 0 ? resolve(stdout) : reject(new Error(`exit ${code}: ${stderr}`)))),
+  );
+}
+
+/**
+ * The output with each run of labelled results (`    ← name: input` and the lines under it) in a
+ * fixed order: calls that run at once land in any order, and the terminal labels each result.
+ */
+function landingOrderless(output: string): string {
+  const lines = output.split("\n");
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; ) {
+    if (!lines[i].startsWith("    ← ")) {
+      out.push(lines[i++]);
+      continue;
+    }
+    const groups: string[] = [];
+    while (i < lines.length && lines[i].startsWith("    ← ")) {
+      const group = [lines[i++]];
+      while (i < lines.length && lines[i].startsWith("    ") && !lines[i].startsWith("    ← ")) group.push(lines[i++]);
+      groups.push(group.join("\n"));
+    }
+    out.push(...groups.sort());
+  }
+  return out.join("\n");
+}

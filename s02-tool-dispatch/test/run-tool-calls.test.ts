@@ -1,9 +1,11 @@
 import type { ToolCall } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { toolMap } from "../src/dispatch.ts";
-import { allConcurrencySafe, MAX_CONCURRENT_TOOLS, runToolCalls } from "../src/run-tool-calls.ts";
+import { dispatch, toolMap } from "../src/dispatch.ts";
+import { allConcurrencySafe, type CallRunner, MAX_CONCURRENT_TOOLS, runToolCalls } from "../src/run-tool-calls.ts";
 import { defineTool, type Tool } from "../src/tool.ts";
+import { ALL_TOOLS } from "../src/tools/index.ts";
+import { tempWorkdir } from "./temp-workdir.ts";
 
 /** Let every other pending task run once: a call that yields here can be overtaken. */
 const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -43,9 +45,9 @@ describe("runToolCalls", () => {
       }),
     ]);
     const finished: string[] = [];
-    const results = await runToolCalls(tools, [...calls("slow", 1), ...calls("fast", 1)], context(), (call) =>
-      finished.push(call.name),
-    );
+    const results = await runToolCalls(tools, [...calls("slow", 1), ...calls("fast", 1)], context(), {
+      toolResult: (call) => finished.push(call.name),
+    });
     expect(finished).toEqual(["fast", "slow"]);
     expect(results.map((r) => r.content)).toEqual(["slow", "fast"]);
   });
@@ -115,17 +117,35 @@ describe("runToolCalls", () => {
     expect(results.map((r) => r.content)).toEqual(["read 0", "write 1", "read 2", "read 3"]);
   });
 
-  it("tells onStart and onResult about every call exactly once", async () => {
+  it("runs the chapter's bash and a read_file after it one by one: the read sees what bash wrote", async () => {
+    // bash is a writer: with it in the turn, nothing starts before the call written before it ends
+    const cwd = tempWorkdir();
+    const events: string[] = [];
+    const batch: ToolCall[] = [
+      { id: "t0", name: "bash", input: { command: "printf written > out.txt" } },
+      { id: "t1", name: "read_file", input: { path: "out.txt" } },
+    ];
+    const results = await runToolCalls(
+      toolMap(ALL_TOOLS),
+      batch,
+      { cwd },
+      {
+        toolCall: (call) => events.push(`start ${call.name}`),
+        toolResult: (call) => events.push(`end ${call.name}`),
+      },
+    );
+    expect(events).toEqual(["start bash", "end bash", "start read_file", "end read_file"]);
+    expect(results[1]).toEqual({ content: "1\twritten", isError: false });
+  });
+
+  it("tells its observer about every call exactly once, as it starts and as its result lands", async () => {
     const tools = toolMap([tool("read", true, async (n) => `read ${n}`)]);
     const started: string[] = [];
     const finished: string[] = [];
-    await runToolCalls(
-      tools,
-      calls("read", 3),
-      context(),
-      (call) => finished.push(call.id),
-      (call) => started.push(call.id),
-    );
+    await runToolCalls(tools, calls("read", 3), context(), {
+      toolCall: (call) => started.push(call.id),
+      toolResult: (call) => finished.push(call.id),
+    });
     expect(started.sort()).toEqual(["toolu_read_0", "toolu_read_1", "toolu_read_2"]);
     expect(finished.sort()).toEqual(["toolu_read_0", "toolu_read_1", "toolu_read_2"]);
   });
@@ -147,6 +167,33 @@ describe("runToolCalls", () => {
       { content: "Error [interrupted]: the user interrupted before this call ran.", isError: true },
       { content: "Error [interrupted]: the user interrupted before this call ran.", isError: true },
     ]);
+  });
+
+  it("runs each call through the runner it is given, which may wrap dispatch", async () => {
+    const tools = toolMap([
+      tool("read", true, async (n) => `read ${n}`),
+      tool("write", false, async (n) => `write ${n}`),
+    ]);
+    const asked: string[] = [];
+    // a check in front of every call, as a later chapter's permission rules are
+    const onlyReads: CallRunner = async (map, call, ctx) => {
+      asked.push(call.id);
+      if (call.name !== "read") return { content: `Error [denied]: ${call.name} is not allowed.`, isError: true };
+      return dispatch(map, call, ctx);
+    };
+    const batch = [...calls("read", 1), ...calls("write", 1)];
+    const results = await runToolCalls(tools, batch, context(), {}, onlyReads);
+    expect(asked).toEqual(["toolu_read_0", "toolu_write_0"]);
+    expect(results).toEqual([
+      { content: "read 0", isError: false },
+      { content: "Error [denied]: write is not allowed.", isError: true },
+    ]);
+  });
+
+  it("runs each call through dispatch when no runner is given", async () => {
+    const tools = toolMap([tool("read", true, async (n) => `read ${n}`)]);
+    const results = await runToolCalls(tools, [{ id: "t0", name: "read", input: { n: "one" } }], context());
+    expect(results[0].content).toMatch(/^Error \[invalid_arguments\]: read: n: /);
   });
 
   it("returns no results for no calls", async () => {

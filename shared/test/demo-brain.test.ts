@@ -13,7 +13,7 @@ import { AgentTurn } from "../src/agent-turn.ts";
 import { appendAssistantTurn } from "../src/append-assistant-turn.ts";
 import { bashToolDefinition, runBashTool } from "../src/bash-tool.ts";
 import { isValidHistory } from "../src/history-problems.ts";
-import { bashOutput, demoBrain, readConversation, SKILLS } from "../src/scripted-model/demo-brain.ts";
+import { DEMO_RULES, demoBrain, readConversation, splitBashOutput } from "../src/scripted-model/demo-brain.ts";
 import type { ScriptedBlock, ScriptedReply, ScriptStep } from "../src/scripted-model/script.ts";
 import { ScriptedModel } from "../src/scripted-model/scripted-model.ts";
 
@@ -199,21 +199,47 @@ describe("demoBrain", () => {
     });
   });
 
+  describe("running a shell line of several commands", () => {
+    const prompt = "Run git diff && rm -rf build";
+
+    it("runs the line as written", () => {
+      expect(commandsOf(demoBrain(request([{ role: "user", content: prompt }])))).toEqual(["git diff && rm -rf build"]);
+    });
+
+    it("answers with what the line printed and its exit code", () => {
+      const answer = textOf(converse(prompt, [{ content: "(no output)\n[exit code 0]" }]));
+      expect(answer).toBe("`git diff && rm -rf build` exited with code 0 and printed nothing.");
+    });
+
+    it("says the harness did not run it, and why, when the result is an error with no exit code", () => {
+      const why = "denied by rule Bash(rm:*) from --deny: the simple command `rm -rf build`";
+      const answer = textOf(converse(prompt, [{ content: `Error [denied]: ${why}`, isError: true }]));
+      expect(answer).toBe(`The harness did not run \`git diff && rm -rf build\`. It said: ${why}`);
+    });
+
+    it("leaves a one-command prompt and a prompt in backticks to the other rules", () => {
+      for (const other of ["Run the tests", "Run `ls; pwd`"]) {
+        expect(commandsOf(demoBrain(request([{ role: "user", content: other }])))).not.toEqual([other.slice(4)]);
+      }
+      expect(textOf(demoBrain(request([{ role: "user", content: "Run the tests" }])))).toMatch(/^I am the offline/);
+    });
+  });
+
   describe("a prompt it does not know", () => {
     it("says honestly that it is the offline model, lists the prompts it knows and how to use a real one", () => {
       const step = demoBrain(request([{ role: "user", content: "Write me a sonnet about compilers." }]));
       expect(commandsOf(step)).toEqual([]);
       const answer = textOf(step);
       expect(answer).toMatch(/^I am the offline scripted model/);
-      // the request offers bash only: the skills that need bash are listed, the others are not
-      for (const skill of SKILLS) {
-        if (skill.needs.every((t) => t === "bash")) expect(answer).toContain(`  - ${skill.example}`);
-        else expect(answer).not.toContain(skill.example);
+      // the request offers bash only: the rules that need bash are listed, the others are not
+      for (const rule of DEMO_RULES) {
+        if (rule.needs.every((t) => t === "bash")) expect(answer).toContain(`  - ${rule.example}`);
+        else expect(answer).not.toContain(rule.example);
       }
       expect(answer).toContain("ANTHROPIC_API_KEY");
     });
 
-    it("offers no skill whose tools the request does not offer", () => {
+    it("offers no rule whose tools the request does not offer", () => {
       const step = demoBrain(request([{ role: "user", content: "What is the current git branch?" }], []));
       expect(commandsOf(step)).toEqual([]);
       expect(textOf(step)).toMatch(/^I am the offline scripted model/);
@@ -251,14 +277,14 @@ describe("demoBrain", () => {
   });
 });
 
-describe("bashOutput", () => {
+describe("splitBashOutput", () => {
   it.each([
     ["hello\n[exit code 0]", "hello", 0],
     ["(no output)\n[exit code 3]", "", 3],
     ["partial\n[timed out after 1 s; the process group was killed]", "partial", null],
     ["no footer", "no footer", null],
   ])("splits %j into its output and exit code", (output, body, exitCode) => {
-    expect(bashOutput({ name: "bash", input: {}, output, isError: false })).toEqual({ output: body, exitCode });
+    expect(splitBashOutput({ name: "bash", input: {}, output, isError: false })).toEqual({ output: body, exitCode });
   });
 });
 

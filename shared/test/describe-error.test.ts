@@ -3,6 +3,7 @@ import { createServer } from "node:net";
 import Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
 import { describeError } from "../src/cli/describe-error.ts";
+import { EndpointError } from "../src/endpoint-guard.ts";
 import type { ScriptStep } from "../src/scripted-model/script.ts";
 import { ScriptedModel } from "../src/scripted-model/scripted-model.ts";
 
@@ -47,7 +48,58 @@ describe("describeError", () => {
     const baseURL = `http://127.0.0.1:${port}`;
     const client = new Anthropic({ apiKey: "k", baseURL, maxRetries: 0 });
     const error = await client.messages.create(params).catch((e: unknown) => e);
-    expect(describeError(error, { baseURL })).toBe(`could not reach ${baseURL} (ECONNREFUSED)`);
+    expect(describeError(error, { baseURL })).toBe(
+      `could not reach ${baseURL}: connection refused: nothing listens on that port (ECONNREFUSED) (after retries)`,
+    );
+  });
+
+  it('names the port fetch refuses ("bad port"), not the bare "fetch failed"', async () => {
+    const baseURL = "http://127.0.0.1:9";
+    const client = new Anthropic({ apiKey: "k", baseURL, maxRetries: 0 });
+    const error = await client.messages.create(params).catch((e: unknown) => e);
+    expect((error as Error).message).not.toContain("bad port"); // the SDK's own message says nothing
+    expect(describeError(error, { baseURL })).toBe(
+      'could not reach http://127.0.0.1:9: fetch refuses port 9 ("bad port" in the fetch standard) (after retries)',
+    );
+  });
+
+  it.each([
+    ["ENOTFOUND", "getaddrinfo ENOTFOUND api.example.invalid", "no such host (ENOTFOUND)"],
+    [
+      "DEPTH_ZERO_SELF_SIGNED_CERT",
+      "self-signed certificate",
+      "its TLS certificate is self-signed (DEPTH_ZERO_SELF_SIGNED_CERT)",
+    ],
+    ["EWHATEVER", "something new", "something new (EWHATEVER)"],
+  ])("walks the causes of fetch failed down to the system error %s", async (code, message, reason) => {
+    const system = Object.assign(new Error(message), { code });
+    const error = await errorFrom(() => Promise.reject(new TypeError("fetch failed", { cause: system })));
+    expect(describeError(error, { baseURL: "https://api.example.invalid" })).toBe(
+      `could not reach https://api.example.invalid: ${reason} (after retries)`,
+    );
+  });
+
+  it("finds the code of an AggregateError (every address of a host refused)", async () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED ::1:8080"), { code: "ECONNREFUSED" });
+    const all = new AggregateError([refused]);
+    const error = await errorFrom(() => Promise.reject(new TypeError("fetch failed", { cause: all })));
+    expect(describeError(error, { baseURL: "http://localhost:8080" })).toMatch(
+      /: connection refused: .*\(ECONNREFUSED\)/,
+    );
+  });
+
+  it("says a base URL needs a scheme", async () => {
+    const error = await errorFrom(() =>
+      Promise.reject(new TypeError("fetch failed", { cause: new Error("unknown scheme") })),
+    );
+    expect(describeError(error, { baseURL: "localhost:8080" })).toBe(
+      "could not reach localhost:8080: unknown scheme: a base URL begins with http:// or https:// (after retries)",
+    );
+  });
+
+  it("gives the endpoint guard's line as it is", () => {
+    const error = new EndpointError("no_response", "no response from http://127.0.0.1:1/v1/messages within 2 s");
+    expect(describeError(error, { baseURL: "http://elsewhere" })).toBe(error.message);
   });
 
   it("names the default endpoint when no base URL was set", async () => {
@@ -59,7 +111,7 @@ describe("describeError", () => {
     const client = new ScriptedModel({ script: [{ kind: "hang" }] }).client({ maxRetries: 0, timeout: 50 });
     const error = await client.messages.create(params).catch((e: unknown) => e);
     expect(describeError(error, { baseURL: "http://localhost:11434" })).toBe(
-      "the request to http://localhost:11434 timed out",
+      "no response from http://localhost:11434 in time (after retries)",
     );
   });
 
@@ -83,12 +135,30 @@ describe("describeError", () => {
     expect(describeError(error)).toBe("the API answered stream error overloaded_error: Overloaded");
   });
 
-  it("keeps an error page from a proxy on one line", async () => {
+  it("says what a proxy's error page is, on one line: the endpoint, the status, the content type, its start", async () => {
     const page = "<html>\n<head><title>502 Bad Gateway</title></head>\n<body>bad gateway</body>\n</html>\n";
-    const error = await errorFrom(async () => new Response(page, { status: 502 }));
+    const error = await errorFrom(
+      async () => new Response(page, { status: 502, headers: { "content-type": "text/html; charset=utf-8" } }),
+    );
+    expect(describeError(error, { baseURL: "http://proxy.test" })).toBe(
+      "http://proxy.test answered 502 text/html, not a Messages API error: " +
+        '"<html> <head><title>502 Bad Gateway</title></head> <body>bad gateway</body> </html>" (after retries)',
+    );
+  });
+
+  it("points to ANTHROPIC_BASE_URL when a path is not found", async () => {
+    const error = await errorFrom(async () => new Response("404 page not found", { status: 404 }));
+    expect(describeError(error, { baseURL: "http://localhost:11434/v1" })).toBe(
+      'http://localhost:11434/v1 answered 404 text/plain, not a Messages API error: "404 page not found"; ' +
+        "check ANTHROPIC_BASE_URL (the client adds /v1/messages to it)",
+    );
+  });
+
+  it("clips a long error body", async () => {
+    const error = await errorFrom(async () => new Response("x".repeat(5000), { status: 403 }));
     const line = describeError(error);
-    expect(line).not.toContain("\n");
-    expect(line).toMatch(/^the API answered 502 .*Bad Gateway/);
+    expect(line).toMatch(/^https:\/\/api\.anthropic\.com answered 403 text\/plain, not a Messages API error: "x+"$/);
+    expect(line.length).toBeLessThan(200);
   });
 
   it("keeps a multi-line API message on one line", async () => {

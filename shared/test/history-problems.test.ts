@@ -53,33 +53,61 @@ describe("historyProblems", () => {
     expect(isValidHistory(history)).toBe(true);
   });
 
+  const missing = (at: number, ids: string) =>
+    `messages.${at}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${ids}. ` +
+    "Each `tool_use` block must have a corresponding `tool_result` block in the next message.";
+  const unexpected = (at: string, id: string) =>
+    `messages.${at}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. ` +
+    "Each `tool_result` block must have a corresponding `tool_use` block in the previous message.";
+  const orphan = (at: number) =>
+    `messages.${at}: \`tool_result\` block(s) provided when previous message does not contain any \`tool_use\` blocks`;
+  const roles = (role: string) =>
+    `messages: roles must alternate between "user" and "assistant", but found multiple "${role}" roles in a row`;
+  const emptyMessage = (at: number) =>
+    `messages.${at}: all messages must have non-empty content except for the optional final assistant message`;
+
+  // each problem in the words of the API's 400 invalid_request_error for it
   it.each([
-    ["an unanswered tool_use at the end", [user("go"), assistant([toolUse("a")])], /tool_use a not answered/],
+    ["an unanswered tool_use at the end", [user("go"), assistant([toolUse("a")])], [missing(1, "a")]],
     [
       "a tool_use whose result is missing from the next message",
       [user("go"), assistant([toolUse("a"), toolUse("b")]), user([toolResult("a")])],
-      /tool_use b answered 0 times/,
+      [missing(1, "b")],
     ],
     [
-      "a tool_use answered by a text message",
-      [user("go"), assistant([toolUse("a")]), user("never mind")],
-      /tool_use a answered 0 times/,
+      "tool_uses answered by a text message",
+      [user("go"), assistant([toolUse("a"), toolUse("b")]), user("never mind")],
+      [missing(1, "a, b")],
+    ],
+    [
+      "text placed before the tool_result blocks",
+      [user("go"), assistant([toolUse("a")]), user([{ type: "text", text: "first" }, toolResult("a")])],
+      [missing(1, "a")],
+    ],
+    [
+      "text between two tool_result blocks",
+      [
+        user("go"),
+        assistant([toolUse("a"), toolUse("b")]),
+        user([toolResult("a"), { type: "text", text: "x" }, toolResult("b")]),
+      ],
+      [missing(1, "b")],
     ],
     [
       "a result for an id nobody asked for",
       [user("go"), assistant([toolUse("a")]), user([toolResult("a"), toolResult("zzz")])],
-      /tool_result zzz answers no tool_use of message 1/,
+      [unexpected("2.content.1", "zzz")],
     ],
-    ["a result in the first message", [user([toolResult("a")])], /tool_result a answers no tool_use/],
+    ["a result in the first message", [user([toolResult("a")])], [orphan(0)]],
     [
       "a result two messages after its tool_use",
       [user("go"), assistant([toolUse("a")]), user([toolResult("a")]), assistant("x"), user([toolResult("a")])],
-      /tool_result a answers no tool_use of message 3/,
+      [orphan(4)],
     ],
     [
       "a tool_use answered twice",
       [user("go"), assistant([toolUse("a")]), user([toolResult("a"), toolResult("a")])],
-      /tool_use a answered 2 times/,
+      ["messages.2.content.1: each tool_use must have a single result. Found multiple `tool_result` blocks with id: a"],
     ],
     [
       "a tool_use id used twice",
@@ -87,63 +115,74 @@ describe("historyProblems", () => {
         user("go"),
         assistant([toolUse("a")]),
         user([toolResult("a")]),
-        assistant([toolUse("a")]),
+        assistant([{ type: "text", text: "again" }, toolUse("a")]),
         user([toolResult("a")]),
       ],
-      /tool_use id a is used twice/,
+      ["messages.3.content.1: `tool_use` ids must be unique"],
     ],
-    ["two user messages in a row", [user("one"), user("two")], /message 1 \(user\): expected a assistant message/],
-    ["two assistant messages in a row", [user("hi"), assistant("a"), assistant("b")], /message 2 \(assistant\)/],
+    ["two user messages in a row", [user("one"), user("two")], [roles("user")]],
+    ["two assistant messages in a row", [user("hi"), assistant("a"), assistant("b")], [roles("assistant")]],
     [
       "an assistant message first",
       [assistant("hello"), user("hi")],
-      /message 0 \(assistant\): expected a user message/,
+      ['messages: first message must use the "user" role'],
     ],
-    ["an empty text block", [user([{ type: "text", text: "" }])], /empty text block/],
-    ["an empty text block in an answer", [user("hi"), assistant([{ type: "text", text: "" }])], /empty text block/],
+    ["an empty text block", [user([{ type: "text", text: "" }])], ["messages: text content blocks must be non-empty"]],
+    [
+      "an empty text block in an answer",
+      [user("hi"), assistant([{ type: "text", text: "" }])],
+      ["messages: text content blocks must be non-empty"],
+    ],
     [
       "a text block of whitespace only before a tool call",
       [user("go"), assistant([{ type: "text", text: "\n\n" }, toolUse("a")]), user([toolResult("a")])],
-      /message 1 \(assistant\): empty text block \(or whitespace only\)/,
+      ["messages: text content blocks must contain non-whitespace text"],
     ],
-    ["a prompt of whitespace only", [user(" \t\n")], /message 0 \(user\): empty text block/],
-    ["an empty user message", [user("")], /empty content/],
-    ["an empty user block list", [user("hi"), assistant("a"), user([])], /message 2 \(user\): empty content/],
-    ["an empty assistant message before the end", [user("hi"), assistant([]), user("again")], /empty content/],
     [
-      "a tool_result after text",
-      [user("go"), assistant([toolUse("a")]), user([{ type: "text", text: "first" }, toolResult("a")])],
-      /tool_result blocks must come first/,
+      "a prompt of whitespace only",
+      [user(" \t\n")],
+      ["messages: text content blocks must contain non-whitespace text"],
     ],
-    ["a role the API does not know", [{ role: "system", content: "x" }], /role must be user or assistant/],
-  ] as [string, MessageParam[], RegExp][])("reports %s", (_what, history, problem) => {
-    const problems = historyProblems(history);
-    expect(problems.some((p) => problem.test(p))).toBe(true);
+    ["an empty user message", [user("")], [emptyMessage(0)]],
+    ["an empty user block list", [user("hi"), assistant("a"), user([])], [emptyMessage(2)]],
+    ["an empty assistant message before the end", [user("hi"), assistant([]), user("again")], [emptyMessage(1)]],
+    [
+      "a role the API does not know",
+      [{ role: "system", content: "x" }],
+      ["messages.0.role: Input should be 'user' or 'assistant'"],
+    ],
+  ] as [string, MessageParam[], string[]][])("reports %s", (_what, history, problems) => {
+    expect(historyProblems(history)).toEqual(problems);
     expect(isValidHistory(history)).toBe(false);
   });
 
   it("reports an empty history", () => {
-    expect(historyProblems([])).toEqual(["the history is empty"]);
+    expect(historyProblems([])).toEqual(["messages: at least one message is required"]);
   });
 
   it("reports a history that is not an array", () => {
-    expect(historyProblems("hi" as unknown as MessageParam[])).toEqual(["the history is not an array"]);
+    expect(historyProblems("hi" as unknown as MessageParam[])).toEqual(["messages: Input should be a valid list"]);
   });
 
   it("reports a null message instead of throwing", () => {
     const odd = [null, { role: "user", content: "hi" }] as unknown as MessageParam[];
-    expect(historyProblems(odd)[0]).toMatch(/message 0 .*role must be user or assistant/);
+    expect(historyProblems(odd)[0]).toBe(
+      "messages.0: Input should be a valid dictionary or object to extract fields from",
+    );
   });
 
   it("reports a content block that is not an object instead of throwing", () => {
     const odd = [{ role: "user", content: [null, { type: "text", text: "hi" }] }] as unknown as MessageParam[];
-    expect(historyProblems(odd)).toEqual(["message 0 (user): a content block is not an object"]);
+    expect(historyProblems(odd)).toEqual([
+      "messages.0.content.0: Input should be a valid dictionary or object to extract fields from",
+    ]);
   });
 
-  it("lists every problem it finds, in order", () => {
-    const problems = historyProblems([assistant([toolUse("a")]), user("x"), user("y")]);
-    expect(problems.length).toBeGreaterThanOrEqual(3);
-    expect(problems[0]).toMatch(/^message 0/);
-    expect(problems.at(-1)).toMatch(/^message 1/);
+  it("lists every problem it finds, in the order of the messages", () => {
+    expect(historyProblems([assistant([toolUse("a")]), user("x"), user("y")])).toEqual([
+      'messages: first message must use the "user" role',
+      missing(0, "a"),
+      roles("user"),
+    ]);
   });
 });

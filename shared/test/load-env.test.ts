@@ -35,6 +35,17 @@ describe("loadEnv", () => {
     expect(env.sourceOf("MODEL_ID")).toBe(envFile);
   });
 
+  it("treats an empty or blank variable as unset in .env too, and keeps the two places apart", () => {
+    writeFileSync(envFile, "ANTHROPIC_API_KEY=\nMODEL_ID=from-file\nANTHROPIC_AUTH_TOKEN='  '\n");
+    const env = loadEnv({ ANTHROPIC_AUTH_TOKEN: "tok", ANTHROPIC_BASE_URL: "" }, envFile);
+    expect(env.values.ANTHROPIC_API_KEY).toBeUndefined();
+    expect(env.values.MODEL_ID).toBe("from-file"); // not "", which would have been sent as the model
+    expect(env.shell).toEqual({ ANTHROPIC_AUTH_TOKEN: "tok" });
+    expect(env.file).toEqual({ MODEL_ID: "from-file" });
+    expect(env.sourceOf("ANTHROPIC_API_KEY")).toBeUndefined();
+    expect(env.sourceOf("ANTHROPIC_BASE_URL")).toBeUndefined();
+  });
+
   it("works without a .env file", () => {
     const env = loadEnv({ A: "1" }, join(dir, "missing.env"));
     expect(env.values).toEqual({ A: "1" });

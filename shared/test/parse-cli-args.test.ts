@@ -2,7 +2,9 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { DEFAULT_MAX_TURNS, type ExtraOption, parseCliArgs, UsageError, usage } from "../src/cli/parse-cli-args.ts";
+import { type ExtraOption, parseCliArgs, UsageError, usage } from "../src/cli/parse-cli-args.ts";
+import { DEFAULT_MODEL, DEFAULT_MODEL_TIMEOUT_SECONDS } from "../src/create-client.ts";
+import { DEFAULT_MAX_TURNS } from "../src/loop-defaults.ts";
 import { DEFAULT_BASH_TIMEOUT_SECONDS } from "../src/run-bash.ts";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "parse-cli-args-")));
@@ -35,19 +37,29 @@ describe("parseCliArgs", () => {
       model: undefined,
       cwd: root,
       bashTimeoutSeconds: DEFAULT_BASH_TIMEOUT_SECONDS,
+      modelTimeoutSeconds: DEFAULT_MODEL_TIMEOUT_SECONDS,
       help: false,
       extra: {},
     });
     expect(DEFAULT_MAX_TURNS).toBe(8);
     expect(DEFAULT_BASH_TIMEOUT_SECONDS).toBe(120);
+    expect(DEFAULT_MODEL_TIMEOUT_SECONDS).toBe(120);
   });
 
   it("joins the words of the prompt", () => {
     expect(parse(["list", "the", "files"]).prompt).toBe("list the files");
   });
 
-  it("reads a prompt of spaces as no prompt", () => {
-    expect(parse(["  "]).prompt).toBeUndefined();
+  it.each([[[""]], [["  "]], [["", " \t"]], [["--json", "  "]]])(
+    "refuses a prompt of %j: an error, not the REPL",
+    (argv) => {
+      expect(usageError(argv).message).toBe("the prompt is empty (to start the REPL, give no prompt at all)");
+    },
+  );
+
+  it("reads no prompt at all, or -- alone, as the REPL", () => {
+    expect(parse([]).prompt).toBeUndefined();
+    expect(parse(["--"]).prompt).toBeUndefined();
   });
 
   it("takes words after -- as the prompt, even when they look like options", () => {
@@ -65,6 +77,8 @@ describe("parseCliArgs", () => {
       "--cwd",
       "sub",
       "--bash-timeout=2.5",
+      "--model-timeout",
+      "0.5",
       "hello",
     ]);
     expect(options).toMatchObject({
@@ -75,6 +89,7 @@ describe("parseCliArgs", () => {
       model: "claude-x",
       cwd: join(root, "sub"),
       bashTimeoutSeconds: 2.5,
+      modelTimeoutSeconds: 0.5,
       help: false,
     });
   });
@@ -97,16 +112,27 @@ describe("parseCliArgs", () => {
   });
 
   it.each([
-    [["--max-turns", "0"], '--max-turns must be a whole number of at least 1, not "0"'],
-    [["--max-turns", "2.5"], '--max-turns must be a whole number of at least 1, not "2.5"'],
-    [["--max-turns", "many"], '--max-turns must be a whole number of at least 1, not "many"'],
-    [["--max-turns", ""], '--max-turns must be a whole number of at least 1, not ""'],
-    [["--bash-timeout", "0"], '--bash-timeout must be a number of seconds above 0, not "0"'],
-    [["--bash-timeout=-5"], '--bash-timeout must be a number of seconds above 0, not "-5"'],
-    [["--bash-timeout", "Infinity"], '--bash-timeout must be a number of seconds above 0, not "Infinity"'],
-    [["--bash-timeout", "soon"], '--bash-timeout must be a number of seconds above 0, not "soon"'],
+    [["--max-turns", "0"], "--max-turns expects a whole number of at least 1, got 0"],
+    [["--max-turns", "2.5"], "--max-turns expects a whole number of at least 1, got 2.5"],
+    [["--max-turns", "many"], "--max-turns expects a whole number of at least 1, got many"],
+    [["--max-turns", ""], '--max-turns expects a whole number of at least 1, got ""'],
+    [["--max-turns", "-3"], "--max-turns expects a whole number of at least 1, got -3"],
+    [["--bash-timeout", "0"], "--bash-timeout expects a positive number of seconds, got 0"],
+    [["--bash-timeout", "-1"], "--bash-timeout expects a positive number of seconds, got -1"],
+    [["--bash-timeout", "-0.5", "go"], "--bash-timeout expects a positive number of seconds, got -0.5"],
+    [["--bash-timeout=-5"], "--bash-timeout expects a positive number of seconds, got -5"],
+    [["--bash-timeout", "Infinity"], "--bash-timeout expects a positive number of seconds, got Infinity"],
+    [["--bash-timeout", "soon"], "--bash-timeout expects a positive number of seconds, got soon"],
+    [["--bash-timeout", " "], '--bash-timeout expects a positive number of seconds, got " "'],
+    [["--model-timeout", "0"], "--model-timeout expects a positive number of seconds, got 0"],
+    [["--model-timeout", "-2"], "--model-timeout expects a positive number of seconds, got -2"],
+    [["--model-timeout", "later"], "--model-timeout expects a positive number of seconds, got later"],
   ])("refuses %j with one clear line", (argv, message) => {
     expect(usageError(argv).message).toBe(message);
+  });
+
+  it("keeps a negative number after -- as the prompt", () => {
+    expect(parse(["--bash-timeout", "5", "--", "-1", "is", "negative"]).prompt).toBe("-1 is negative");
   });
 
   it("refuses a --cwd that is not a directory", () => {
@@ -128,6 +154,55 @@ describe("parseCliArgs", () => {
   it("reads a chapter's own options into extra", () => {
     expect(parse(["--trace", "abc", "--quiet"], [trace, quiet]).extra).toEqual({ trace: "abc", quiet: true });
     expect(parse([], [trace, quiet]).extra).toEqual({ trace: undefined, quiet: undefined });
+  });
+
+  it("reads every value of a repeatable option, in the order given", () => {
+    const allow: ExtraOption = { name: "allow", type: "string", multiple: true, help: "--allow RULE  x" };
+    expect(parse(["--allow", "Bash(ls)", "go", "--allow=Read(src/**)"], [allow])).toMatchObject({
+      extra: { allow: ["Bash(ls)", "Read(src/**)"] },
+      prompt: "go",
+    });
+    expect(parse(["go"], [allow]).extra).toEqual({ allow: undefined });
+  });
+
+  describe("an option whose value may be left out", () => {
+    const traceId: ExtraOption = { name: "trace", type: "string", optionalValue: true, help: "--trace[=ID]  x" };
+    const withTrace = (argv: string[]) => parseCliArgs(argv, { cwd: root }, [traceId]);
+
+    it("reads it alone as true, with =value as the value, and absent as undefined", () => {
+      expect(withTrace(["--trace"]).extra).toEqual({ trace: true });
+      expect(withTrace(["--trace", "--json", "go"])).toMatchObject({
+        extra: { trace: true },
+        json: true,
+        prompt: "go",
+      });
+      expect(withTrace(["--trace=demo", "go"])).toMatchObject({ extra: { trace: "demo" }, prompt: "go" });
+      expect(withTrace(["go"]).extra).toEqual({ trace: undefined });
+    });
+
+    it("takes a quoted prompt after it as the prompt", () => {
+      expect(withTrace(["--trace", "What is the current git branch?"])).toMatchObject({
+        extra: { trace: true },
+        prompt: "What is the current git branch?",
+      });
+    });
+
+    it("refuses a bare word after it rather than guess whether it is the value or the prompt", () => {
+      for (const argv of [
+        ["--trace", "demo", "What is the branch?"],
+        ["--trace", "demo"],
+      ]) {
+        expect(() => withTrace(argv)).toThrow(UsageError);
+        expect(() => withTrace(argv)).toThrow(
+          '--trace takes its value joined with "=": write --trace=demo (or, if "demo" begins the prompt, put --trace after it)',
+        );
+      }
+    });
+
+    it("leaves words after -- alone, and lets --help win", () => {
+      expect(withTrace(["--trace", "--", "demo"])).toMatchObject({ extra: { trace: true }, prompt: "demo" });
+      expect(withTrace(["--trace", "demo", "--help"]).help).toBe(true);
+    });
   });
 
   it("refuses a chapter's option in a chapter that does not have it", () => {
@@ -159,5 +234,15 @@ describe("usage", () => {
     expect(text).toContain("(default 8)");
     expect(text).toContain("(default 120)");
     expect(text).toContain("exit status: 0 final_answer, 2 max_turns, 3 max_tokens, 1 error, 130 interrupted");
+    expect(text).toContain(`(default: MODEL_ID, else ${DEFAULT_MODEL})`);
+  });
+
+  it("adds a chapter's own exit statuses on a line of their own", () => {
+    const lines = usage("s02", "tools", [], { repeated_tool_call: 2, aborted: 130 }).split("\n");
+    expect(lines.slice(-2)).toEqual([
+      "exit status: 0 final_answer, 2 max_turns, 3 max_tokens, 1 error, 130 interrupted",
+      "             this chapter: 2 repeated_tool_call, 130 aborted",
+    ]);
+    expect(text.split("\n").at(-1)).toMatch(/^exit status: /);
   });
 });

@@ -1,7 +1,8 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { killRunningCommands, runBash } from "../src/run-bash.ts";
 
 let cwd: string;
@@ -138,6 +139,35 @@ describe("runBash", () => {
     it("gives read an immediate end of input", async () => {
       const result = await runBash('read x; echo "read returned $?"', { cwd, timeoutMs: 8000 });
       expect(result).toEqual({ content: "read returned 1\n[exit code 0]", isError: false });
+    });
+  });
+
+  describe("the key", () => {
+    afterEach(() => vi.unstubAllEnvs());
+
+    it("is not in a command's environment, under either name", async () => {
+      vi.stubEnv("ANTHROPIC_API_KEY", "sk-run-bash-test");
+      vi.stubEnv("ANTHROPIC_AUTH_TOKEN", "tok-run-bash-test");
+      const result = await runBash("env | grep -c '^ANTHROPIC_\\(API_KEY\\|AUTH_TOKEN\\)=' || true", { cwd });
+      expect(result.content).toBe("0\n[exit code 0]");
+    });
+
+    it("stays readable in the environment a process started with, even once deleted from process.env", () => {
+      // why the harness does not try to hide a key from the shell: a command reads its parent's
+      // environment as it was at exec, which deleting from process.env does not change
+      const parentEnv =
+        process.platform === "linux"
+          ? "tr '\\0' '\\n' < /proc/$PPID/environ"
+          : "ps eww -o command= -p $PPID | tr ' ' '\\n'";
+      const script = `delete process.env.HARNESS_KEY_TEST;
+        const r = require("node:child_process").spawnSync("bash", ["-c", ${JSON.stringify(parentEnv)}], { encoding: "utf8" });
+        process.stdout.write(String(process.env.HARNESS_KEY_TEST) + "\\n" + r.stdout);`;
+      const out = spawnSync(process.execPath, ["-e", script], {
+        env: { ...process.env, HARNESS_KEY_TEST: "still-here" },
+        encoding: "utf8",
+      }).stdout;
+      expect(out.split("\n")[0]).toBe("undefined"); // gone from process.env
+      expect(out).toContain("HARNESS_KEY_TEST=still-here"); // still in what the parent started with
     });
   });
 

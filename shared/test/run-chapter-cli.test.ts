@@ -7,14 +7,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { AgentLoopResult } from "../src/agent-loop-result.ts";
 import { AgentTurn } from "../src/agent-turn.ts";
 import { appendAssistantTurn } from "../src/append-assistant-turn.ts";
-import {
-  type ChapterCli,
-  type CliIo,
-  EXIT_CODES,
-  exitCodeFor,
-  type RunContext,
-  runChapterCli,
-} from "../src/cli/run-chapter-cli.ts";
+import { exitCodeFor } from "../src/cli/exit-code-for.ts";
+import { type ChapterCli, type CliIo, type RunContext, runChapterCli } from "../src/cli/run-chapter-cli.ts";
 import { isValidHistory } from "../src/history-problems.ts";
 import { loadEnv } from "../src/load-env.ts";
 import { ScriptedModel } from "../src/scripted-model/scripted-model.ts";
@@ -86,9 +80,12 @@ describe("runChapterCli", () => {
     it("runs the prompt once on a fresh history and exits 0 on a final answer", async () => {
       const { chapter, histories } = recordingChapter(answering());
       const { io, out } = fakeIo();
-      expect(await runChapterCli(chapter, ["list", "files"], io)).toBe(0);
+      expect(await runChapterCli(chapter, ["--offline", "list", "files"], io)).toBe(0);
       expect(histories).toEqual([[{ role: "user", content: "list files" }]]);
-      expect(out()).toContain("── final_answer · 1 turn · 0 tool calls · 1 in / 2 out tokens");
+      // offline, the counts are the scripted model's estimates, and the summary says so
+      expect(out()).toContain(
+        "── final_answer · 1 turn · 0 tool calls · ~1 in / ~2 out tokens (estimated by the scripted model)",
+      );
     });
 
     it.each([
@@ -97,15 +94,25 @@ describe("runChapterCli", () => {
       ["max_tokens", 3],
       ["aborted", 130],
       ["repeated_tool_call", 2],
-      ["a_result_from_a_later_chapter", 1],
+      ["a_result_no_table_lists", 1],
     ])("exits with the status of %s: %i", async (stopReason, code) => {
       const { chapter } = recordingChapter(async () => result(stopReason));
+      chapter.exitCodes = { aborted: 130, repeated_tool_call: 2 };
       expect(await runChapterCli(chapter, ["go"], fakeIo().io)).toBe(code);
-      expect(exitCodeFor(stopReason)).toBe(code);
+      expect(exitCodeFor(stopReason, chapter.exitCodes)).toBe(code);
     });
 
-    it("keeps the exit table of the contract", () => {
-      expect(EXIT_CODES).toEqual({ final_answer: 0, max_turns: 2, repeated_tool_call: 2, max_tokens: 3, aborted: 130 });
+    it("exits 1 for a stop reason the chapter did not declare", async () => {
+      const { chapter } = recordingChapter(async () => result("aborted"));
+      expect(await runChapterCli(chapter, ["go"], fakeIo().io)).toBe(1);
+    });
+
+    it("lists the chapter's own exit statuses in its help", async () => {
+      const { chapter } = recordingChapter(async () => result("final_answer"));
+      chapter.exitCodes = { aborted: 130 };
+      const { io, out } = fakeIo();
+      await runChapterCli(chapter, ["--help"], io);
+      expect(out()).toContain("             this chapter: 130 aborted\n");
     });
 
     it("prints the result as one JSON line, the last line of stdout, with --json", async () => {
@@ -156,7 +163,8 @@ describe("runChapterCli", () => {
       await runChapterCli(chapter, ["go"], io);
       // the CLI still reads the repository's .env: a key there means the API (no request is sent here)
       const { values } = loadEnv({});
-      if (values.ANTHROPIC_API_KEY || values.ANTHROPIC_AUTH_TOKEN) expect(err()).toBe("");
+      if (values.ANTHROPIC_API_KEY || values.ANTHROPIC_AUTH_TOKEN)
+        expect(err()).toMatch(/^Using \S+.* with ANTHROPIC_/);
       else
         expect(err()).toMatch(
           /^Using the offline scripted model \(no ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN is set\)/,
@@ -187,10 +195,22 @@ describe("runChapterCli", () => {
       const { chapter, histories } = recordingChapter(async () => result("final_answer"));
       const { io, out, err } = fakeIo();
       expect(await runChapterCli(chapter, ["--max-turns", "zero", "go"], io)).toBe(1);
-      expect(err()).toBe('s00: error: --max-turns must be a whole number of at least 1, not "zero"\n');
+      expect(err()).toBe("s00: error: --max-turns expects a whole number of at least 1, got zero\n");
       expect(out()).toBe("");
       expect(histories).toEqual([]);
     });
+
+    it.each([[[""]], [["   "]]])(
+      "refuses an empty prompt %j with one line, rather than start the REPL",
+      async (argv) => {
+        const { chapter, histories } = recordingChapter(async () => result("final_answer"));
+        const { io, out, err } = fakeIo("a prompt the REPL would read\n");
+        expect(await runChapterCli(chapter, argv, io)).toBe(1);
+        expect(err()).toBe("s00: error: the prompt is empty (to start the REPL, give no prompt at all)\n");
+        expect(out()).toBe("");
+        expect(histories).toEqual([]);
+      },
+    );
 
     it("refuses an unknown option the same way", async () => {
       const { chapter } = recordingChapter(async () => result("final_answer"));
@@ -338,5 +358,301 @@ describe("runChapterCli", () => {
       });
       expect(out()).toContain("── final_answer");
     });
+  });
+});
+
+/** A terminal to type into: stdin is a TTY, so the CLI reads it with readline in terminal mode. */
+function fakeTerminal(env: NodeJS.ProcessEnv = {}) {
+  const stdin = Object.assign(new PassThrough(), { isTTY: true });
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (chunk) => {
+    out += chunk;
+  });
+  stderr.on("data", (chunk) => {
+    err += chunk;
+  });
+  const exits: number[] = [];
+  const io: CliIo = { stdin, stdout, stderr, env: { INIT_CWD: cwd, ...env }, exit: (code) => exits.push(code) };
+  return {
+    io,
+    stdin,
+    exits,
+    out: () => out,
+    err: () => err,
+    /** Type keys, as a user would (a line ends with \r). */
+    type: (keys: string) => stdin.write(keys),
+  };
+}
+
+/** Resolve once `condition` holds (checked every few milliseconds, for at most five seconds). */
+async function until(what: string, condition: () => boolean): Promise<void> {
+  for (let waited = 0; !condition(); waited += 5) {
+    if (waited > 5000) throw new Error(`waited 5s for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe("RunContext.ask", () => {
+  /** A chapter whose run asks one question, records the answer, and answers with it. */
+  function askingChapter(question = "Run `rm -rf build`?", choices?: ("yes" | "no" | "always")[]) {
+    const answers: string[] = [];
+    const chapter: ChapterCli<string> = {
+      command: "s00",
+      summary: "a chapter that asks",
+      interruptible: true,
+      run: async (history, context) => {
+        const answer = await context.ask(question, choices);
+        answers.push(answer);
+        appendAssistantTurn(
+          history,
+          AgentTurn.fromResponse({
+            content: [{ type: "text", text: `you said ${answer}` }],
+            stop_reason: "end_turn",
+          } as never),
+        );
+        return result("final_answer", answer);
+      },
+    };
+    return { chapter, answers };
+  }
+
+  it("asks through the REPL's own line reader, again until the answer is one of the choices", async () => {
+    const { chapter, answers } = askingChapter("Run `rm -rf build`?", ["yes", "no", "always"]);
+    const term = fakeTerminal();
+    const exited = runChapterCli(chapter, ["--offline"], term.io);
+    await until("the REPL prompt", () => term.out().includes("s00 >> "));
+    term.type("clean up\r");
+    await until("the question", () => term.out().includes("Run `rm -rf build`? [y/n/a] "));
+    // one reader holds the terminal: the REPL's, not a second one opened for the question
+    expect(term.stdin.listenerCount("keypress")).toBe(1);
+    term.type("maybe\r");
+    await until("the question again", () => term.out().includes("please answer yes, no, always [y/n/a] "));
+    term.type("A\r");
+    await until("the answer", () => term.out().includes("── final_answer"));
+    term.type("q\r");
+    expect(await exited).toBe(0);
+    expect(answers).toEqual(["always"]);
+  });
+
+  it("keeps the answer out of the prompts: the next line is a prompt again", async () => {
+    const { chapter, answers } = askingChapter();
+    const prompts: string[] = [];
+    const run = chapter.run;
+    chapter.run = (history, context) => {
+      prompts.push(String(history.at(-1)?.content));
+      return run(history, context);
+    };
+    const term = fakeTerminal();
+    const exited = runChapterCli(chapter, ["--offline"], term.io);
+    await until("the REPL prompt", () => term.out().includes("s00 >> "));
+    term.type("first\r");
+    await until("the question", () => term.out().includes("[y/n] "));
+    term.type("n\r");
+    await until("the answer", () => term.out().split("── final_answer").length === 2);
+    term.type("second\r");
+    await until("the second question", () => term.out().split("[y/n] ").length === 3);
+    term.type("yes\r");
+    await until("the second answer", () => term.out().split("── final_answer").length === 3);
+    term.stdin.end();
+    expect(await exited).toBe(0);
+    expect(answers).toEqual(["no", "yes"]);
+    expect(prompts).toEqual(["first", expect.stringContaining("second")]);
+  });
+
+  it("answers no when Ctrl-C interrupts the question", async () => {
+    const { chapter, answers } = askingChapter();
+    const term = fakeTerminal();
+    const exited = runChapterCli(chapter, ["--offline"], term.io);
+    await until("the REPL prompt", () => term.out().includes("s00 >> "));
+    term.type("go\r");
+    await until("the question", () => term.out().includes("[y/n] "));
+    term.type("\x03");
+    await until("the answer", () => answers.length === 1);
+    term.stdin.end();
+    expect(await exited).toBe(0);
+    expect(answers).toEqual(["no"]);
+    expect(term.exits).toEqual([]);
+  });
+
+  it("asks on the terminal in one-shot mode too, and lets go of it after", async () => {
+    const { chapter, answers } = askingChapter();
+    const term = fakeTerminal();
+    const exited = runChapterCli(chapter, ["--offline", "go"], term.io);
+    await until("the question", () => term.out().includes("Run `rm -rf build`? [y/n] "));
+    expect(term.stdin.listenerCount("keypress")).toBe(1);
+    term.type("y\r");
+    expect(await exited).toBe(0);
+    expect(answers).toEqual(["yes"]);
+    expect(term.stdin.listenerCount("keypress")).toBe(0);
+  });
+
+  it("answers no with no terminal, and says so once per question on stderr", async () => {
+    const questions = ["Run `rm -rf build`?", "Run `rm -rf build`?", "Write notes.txt?"];
+    const answers: string[] = [];
+    const chapter: ChapterCli<string> = {
+      command: "s00",
+      summary: "a chapter that asks",
+      run: async (history, context) => {
+        answers.push(await context.ask(questions[answers.length], ["yes", "no", "always"]));
+        appendAssistantTurn(
+          history,
+          AgentTurn.fromResponse({ content: [{ type: "text", text: "ok" }], stop_reason: "end_turn" } as never),
+        );
+        return result("final_answer");
+      },
+    };
+    const { io, err } = fakeIo("one\ntwo\nthree\n");
+    expect(await runChapterCli(chapter, ["--offline"], io)).toBe(0);
+    expect(answers).toEqual(["no", "no", "no"]);
+    expect(
+      err()
+        .split("\n")
+        .filter((line) => line.includes("no terminal")),
+    ).toEqual([
+      's00: no terminal to ask "Run `rm -rf build`?": answered no',
+      's00: no terminal to ask "Write notes.txt?": answered no',
+    ]);
+  });
+});
+
+describe("loadHistory and historyChanged", () => {
+  const earlier: MessageParam[] = [
+    { role: "user", content: "earlier" },
+    { role: "assistant", content: [{ type: "text", text: "an earlier answer" }] },
+  ];
+
+  /** A chapter that answers each prompt and records every history it was told. */
+  function savingChapter(answer = answering()) {
+    const told: MessageParam[][] = [];
+    const { chapter, histories } = recordingChapter(answer);
+    chapter.historyChanged = (history) => {
+      told.push(structuredClone([...history]));
+    };
+    return { chapter, histories, told };
+  }
+
+  it("loads the history before the first prompt, which continues it", async () => {
+    const { chapter, histories } = savingChapter();
+    let loaded = 0;
+    chapter.loadHistory = async () => {
+      loaded++;
+      return structuredClone(earlier);
+    };
+    expect(await runChapterCli(chapter, ["--offline"], fakeIo("go on\n").io)).toBe(0);
+    expect(loaded).toBe(1);
+    expect(histories).toEqual([[...earlier, { role: "user", content: "go on" }]]);
+  });
+
+  it("refuses a loaded history the API would refuse, in one line, before any prompt", async () => {
+    const { chapter, histories, told } = savingChapter();
+    chapter.loadHistory = () => [
+      { role: "user", content: "go" },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "bash", input: {} }] },
+    ];
+    const { io, err } = fakeIo();
+    expect(await runChapterCli(chapter, ["--offline", "next"], io)).toBe(1);
+    expect(err().trimEnd().split("\n").at(-1)).toBe(
+      "s00: error: the loaded history is not one the API accepts: messages.1: `tool_use` ids were found without " +
+        "`tool_result` blocks immediately after: toolu_1. Each `tool_use` block must have a corresponding " +
+        "`tool_result` block in the next message.",
+    );
+    expect(histories).toEqual([]);
+    expect(told).toEqual([]);
+  });
+
+  it("refuses a loadHistory that gives no list of messages", async () => {
+    const { chapter, histories } = savingChapter();
+    chapter.loadHistory = () => ({ messages: [] }) as unknown as MessageParam[];
+    const { io, err } = fakeIo();
+    expect(await runChapterCli(chapter, ["--offline", "go"], io)).toBe(1);
+    expect(err()).toContain(
+      "s00: error: the loaded history is not one the API accepts: loadHistory gave no list of messages\n",
+    );
+    expect(histories).toEqual([]);
+  });
+
+  it("turns a loadHistory that throws into one line and exit 1", async () => {
+    const { chapter, told } = savingChapter();
+    chapter.loadHistory = () => {
+      throw new Error("the session file is not JSON");
+    };
+    const { io, err } = fakeIo("never read\n");
+    expect(await runChapterCli(chapter, ["--offline"], io)).toBe(1);
+    expect(err()).toContain("s00: error: the session file is not JSON\n");
+    expect(told).toEqual([]);
+  });
+
+  it("tells the history after each run, and not again as the REPL ends", async () => {
+    const { chapter, histories, told } = savingChapter();
+    expect(await runChapterCli(chapter, ["--offline"], fakeIo("one\ntwo\nq\n").io)).toBe(0);
+    expect(told).toHaveLength(2);
+    expect(told[0]).toEqual([...histories[0], { role: "assistant", content: [{ type: "text", text: "answer 1" }] }]);
+    expect(told[1].map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+  });
+
+  it("tells the history after a one-shot run, and after a run that failed", async () => {
+    const once = savingChapter();
+    expect(await runChapterCli(once.chapter, ["--offline", "go"], fakeIo().io)).toBe(0);
+    expect(once.told).toHaveLength(1);
+    const failing = savingChapter(async () => {
+      throw new Error("the model is down");
+    });
+    expect(await runChapterCli(failing.chapter, ["--offline", "go"], fakeIo().io)).toBe(1);
+    expect(failing.told).toEqual([[{ role: "user", content: "go" }]]);
+  });
+
+  it("tells nothing when no prompt ran", async () => {
+    const { chapter, told } = savingChapter();
+    expect(await runChapterCli(chapter, ["--offline"], fakeIo("").io)).toBe(0);
+    expect(told).toEqual([]);
+  });
+
+  it("turns a historyChanged that throws into one line and exit 1", async () => {
+    const { chapter } = recordingChapter(answering());
+    chapter.historyChanged = () => {
+      throw new Error("the disk is full");
+    };
+    const { io, err } = fakeIo();
+    expect(await runChapterCli(chapter, ["--offline", "go"], io)).toBe(1);
+    expect(err()).toContain("s00: error: the disk is full\n");
+  });
+
+  it("tells the history as the run began when Ctrl-C exits in the middle of it", async () => {
+    let release = () => {};
+    let started = false;
+    const told: MessageParam[][] = [];
+    const chapter: ChapterCli<string> = {
+      command: "s00",
+      summary: "a chapter Ctrl-C cannot stop",
+      run: async (history) => {
+        // half a turn: a tool call that has no result yet
+        history.push({ role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "bash", input: {} }] });
+        await new Promise<void>((resolve) => {
+          release = resolve;
+          started = true;
+        });
+        history.push({ role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "done" }] });
+        return result("final_answer");
+      },
+      historyChanged: (history) => {
+        told.push(structuredClone([...history]));
+      },
+    };
+    const term = fakeTerminal();
+    const exited = runChapterCli(chapter, ["--offline"], term.io);
+    await until("the REPL prompt", () => term.out().includes("s00 >> "));
+    term.type("go\r");
+    await until("the run", () => started);
+    term.type("\x03");
+    await until("the exit", () => term.exits.length === 1);
+    expect(term.exits).toEqual([130]);
+    expect(told).toEqual([[{ role: "user", content: "go" }]]);
+    release();
+    term.stdin.end();
+    await exited;
+    expect(told).toHaveLength(1); // told once: the run that ended after the exit tells nothing more
   });
 });

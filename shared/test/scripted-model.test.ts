@@ -48,7 +48,7 @@ describe("ScriptedModel through the real SDK", () => {
         id: "msg_scripted_0001",
         type: "message",
         role: "assistant",
-        model: "claude-test",
+        model: SCRIPTED_MODEL_ID,
         content: [{ type: "text", text: "Hello." }],
         stop_reason: "end_turn",
         stop_sequence: null,
@@ -94,10 +94,20 @@ describe("ScriptedModel through the real SDK", () => {
       expect(message.usage.output_tokens).toBeGreaterThan(0);
     });
 
-    it("answers as the model the request names, or as the model it was given", async () => {
+    it("answers under its own model id, never the Claude id the request names", async () => {
+      const { client } = scripted([textReply("a"), textReply("b")]);
+      expect(params().model).toBe("claude-test");
+      expect((await client.messages.create(params())).model).toBe(SCRIPTED_MODEL_ID);
+      const stream = await client.messages.create({ ...params(), stream: true });
+      for await (const event of stream) {
+        if (event.type === "message_start") expect(event.message.model).toBe(SCRIPTED_MODEL_ID);
+      }
+      expect(SCRIPTED_MODEL_ID).toBe("scripted-model");
+    });
+
+    it("answers as the model it was given", async () => {
       const fixed = new ScriptedModel({ script: [textReply("a")], model: "pinned-model" });
       expect((await fixed.client().messages.create(params())).model).toBe("pinned-model");
-      expect(SCRIPTED_MODEL_ID).toBe("scripted-model");
     });
 
     it("sends thinking with its signature and blocks of other types as written", async () => {
@@ -374,19 +384,125 @@ describe("ScriptedModel through the real SDK", () => {
       ];
       const error = await client.messages.create(params(invalid)).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(BadRequestError);
-      expect((error as APIError).message).toMatch(/messages: message 1 \(user\): expected a assistant message/);
+      expect((error as APIError).error).toEqual({
+        type: "error",
+        error: {
+          type: "invalid_request_error",
+          message:
+            'messages: roles must alternate between "user" and "assistant", but found multiple "user" roles in a row',
+        },
+        request_id: "req_scripted",
+      });
       expect(model.pending).toBe(1);
     });
 
-    it("answers an unanswered tool_use with a 400", async () => {
-      const { client } = scripted([textReply("not used")], 0);
-      const unanswered: MessageParam[] = [
-        { role: "user", content: "go" },
-        { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "bash", input: {} }] },
-        { role: "user", content: "and?" },
-      ];
-      await expect(client.messages.create(params(unanswered))).rejects.toThrow(/tool_use toolu_1 answered 0 times/);
-    });
+    const toolUseBlock = (id: string) => ({ type: "tool_use" as const, id, name: "bash", input: { command: "ls" } });
+    const toolResultBlock = (id: string) => ({ type: "tool_result" as const, tool_use_id: id, content: "ok" });
+    it.each([
+      [
+        "a tool_use whose results are not in the very next message",
+        [
+          { role: "user", content: "go" },
+          { role: "assistant", content: [toolUseBlock("toolu_1")] },
+          { role: "user", content: "and?" },
+        ],
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1. " +
+          "Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+      ],
+      [
+        "text placed before the tool_result blocks",
+        [
+          { role: "user", content: "go" },
+          { role: "assistant", content: [toolUseBlock("toolu_1")] },
+          { role: "user", content: [{ type: "text", text: "here:" }, toolResultBlock("toolu_1")] },
+        ],
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1. " +
+          "Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+      ],
+      [
+        "an empty text block",
+        [{ role: "user", content: [{ type: "text", text: "" }] }],
+        "messages: text content blocks must be non-empty",
+      ],
+      [
+        "a whitespace-only text block",
+        [
+          { role: "user", content: "go" },
+          { role: "assistant", content: [{ type: "text", text: " \n" }] },
+          { role: "user", content: "and?" },
+        ],
+        "messages: text content blocks must contain non-whitespace text",
+      ],
+      [
+        "an assistant message first",
+        [
+          { role: "assistant", content: "Hello." },
+          { role: "user", content: "hi" },
+        ],
+        'messages: first message must use the "user" role',
+      ],
+      [
+        "two assistant messages in a row",
+        [
+          { role: "user", content: "hi" },
+          { role: "assistant", content: "a" },
+          { role: "assistant", content: "b" },
+        ],
+        'messages: roles must alternate between "user" and "assistant", but found multiple "assistant" roles in a row',
+      ],
+      [
+        "a tool_result after a message without tool_use",
+        [
+          { role: "user", content: "hi" },
+          { role: "assistant", content: "hello" },
+          { role: "user", content: [toolResultBlock("toolu_1")] },
+        ],
+        "messages.2: `tool_result` block(s) provided when previous message does not contain any `tool_use` blocks",
+      ],
+      [
+        "a tool_result without a matching tool_use",
+        [
+          { role: "user", content: "go" },
+          { role: "assistant", content: [toolUseBlock("toolu_1")] },
+          { role: "user", content: [toolResultBlock("toolu_1"), toolResultBlock("toolu_2")] },
+        ],
+        "messages.2.content.1: unexpected `tool_use_id` found in `tool_result` blocks: toolu_2. " +
+          "Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
+      ],
+      [
+        "a tool_use id used twice",
+        [
+          { role: "user", content: "go" },
+          { role: "assistant", content: [toolUseBlock("toolu_1"), toolUseBlock("toolu_1")] },
+          { role: "user", content: [toolResultBlock("toolu_1")] },
+        ],
+        "messages.1.content.1: `tool_use` ids must be unique",
+      ],
+    ] as [string, MessageParam[], string][])(
+      "refuses %s with the API's 400 and its words",
+      async (_what, history, message) => {
+        const model = new ScriptedModel({ script: [textReply("not used")] });
+        const response = await model.fetch("http://scripted/v1/messages", {
+          method: "POST",
+          headers: { "x-api-key": "k", "content-type": "application/json" },
+          body: JSON.stringify(params(history)),
+        });
+        expect(response.status).toBe(400);
+        expect(await response.json()).toEqual({
+          type: "error",
+          error: { type: "invalid_request_error", message },
+          request_id: "req_scripted",
+        });
+        expect(model.pending).toBe(1);
+        // and through the SDK, as a loop meets it
+        const error = await model
+          .client({ maxRetries: 0 })
+          .messages.create(params(history))
+          .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(BadRequestError);
+        expect((error as BadRequestError).status).toBe(400);
+      },
+    );
 
     it("answers a content block that is not an object with a 400, never a dropped connection", async () => {
       const { model, client } = scripted([textReply("not used")], 2);

@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { preview, summarise, TerminalView } from "../src/cli/terminal-view.ts";
+import { preview, SHOW_ELAPSED_AFTER_MS, summarise, TerminalView } from "../src/cli/terminal-view.ts";
 
 function streams(tty = false) {
   const stdout = Object.assign(new PassThrough(), { isTTY: tty });
@@ -88,6 +88,38 @@ describe("TerminalView", () => {
     const after = s.err();
     vi.advanceTimersByTime(1000);
     expect(s.err()).toBe(after);
+  });
+
+  it("counts the seconds of a long wait on the spinner, after SHOW_ELAPSED_AFTER_MS", () => {
+    vi.useFakeTimers();
+    const s = streams(true);
+    const view = new TerminalView(s);
+    view.modelCall(1);
+    vi.advanceTimersByTime(SHOW_ELAPSED_AFTER_MS - 100);
+    expect(s.err()).not.toMatch(/\d s\)/);
+    vi.advanceTimersByTime(200);
+    expect(s.err().split("\r").at(-1)).toMatch(/waiting for the model \(3 s\)$/);
+    vi.advanceTimersByTime(60_000);
+    expect(s.err().split("\r").at(-1)).toMatch(/waiting for the model \(63 s\)$/);
+    view.modelAnswered();
+  });
+
+  it("labels the token counts as estimates when the scripted model made them", () => {
+    const s = streams();
+    const result = {
+      stopReason: "final_answer",
+      turns: 2,
+      toolCalls: 1,
+      finalText: "",
+      providerStopReason: "end_turn",
+      usage: { inputTokens: 812, outputTokens: 64 },
+    };
+    new TerminalView(s, { estimatedTokens: true }).summary(result);
+    new TerminalView(s, { estimatedTokens: false }).summary(result);
+    expect(s.out()).toBe(
+      "── final_answer · 2 turns · 1 tool call · ~812 in / ~64 out tokens (estimated by the scripted model)\n" +
+        "── final_answer · 2 turns · 1 tool call · 812 in / 64 out tokens\n",
+    );
   });
 
   it("does not spin on a pipe", () => {

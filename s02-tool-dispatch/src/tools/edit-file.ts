@@ -1,12 +1,16 @@
 /**
  * edit_file: replace one exact string. It must match exactly once; no match or several matches
  * is an error that says which, so the model can widen its string instead of editing the wrong spot.
+ * It edits what read_file reads (a regular file of UTF-8 text) and refuses the rest, and it writes
+ * only from the edit on: every byte before it, and every byte after it (a BOM, CRLF line ends, a
+ * missing final newline), stays as it was.
  */
-import { readFile, writeFile } from "node:fs/promises";
 import { toolOutput } from "@harness/shared";
 import { z } from "zod";
 import { codedError } from "../dispatch.ts";
 import { defineTool } from "../tool.ts";
+import { openRegularFile, writeAt } from "./open-regular-file.ts";
+import { decodeText, notTextError } from "./read-lines.ts";
 import { resolveInWorkdir } from "./resolve-in-workdir.ts";
 
 /** Replace one exact, unique string in a file. */
@@ -23,20 +27,36 @@ export const editFileTool = defineTool({
   concurrencySafe: false,
   async run({ path, old_string, new_string }, { cwd }) {
     const resolved = resolveInWorkdir(cwd, path);
-    if (!resolved.ok) return codedError("outside_workdir", resolved.reason);
-    const text = await readFile(resolved.path, "utf8").catch(() => null);
-    if (text === null) return codedError("not_found", `${path} does not exist.`);
-    const lines = matchLines(text, old_string);
-    if (lines.length === 0) return codedError("no_match", `old_string was not found in ${path}.`);
-    if (lines.length > 1) {
-      return codedError(
-        "several_matches",
-        `old_string matches ${lines.length} times in ${path} (lines ${lines.join(", ")}); include more context.`,
-      );
+    if (!resolved.ok) return codedError(resolved.code, resolved.reason);
+    const opened = await openRegularFile(resolved.path, path, "write");
+    if (!opened.ok) return codedError(opened.code, opened.reason);
+    const { handle } = opened;
+    try {
+      const bytes = await handle.readFile();
+      const decoded = decodeText(bytes);
+      if (decoded.kind !== "text") {
+        return notTextError(decoded.kind, path, bytes.length, "edit_file changes UTF-8 text only");
+      }
+      const text = decoded.text;
+      const lines = matchLines(text, old_string);
+      if (lines.length === 0) return codedError("no_match", `old_string was not found in ${path}.`);
+      if (lines.length > 1) {
+        return codedError(
+          "several_matches",
+          `old_string matches ${lines.length} times in ${path} (lines ${lines.join(", ")}); include more context.`,
+        );
+      }
+      // cut the bytes, not the text: what lies before and after the match is written back as it was read
+      const at = text.indexOf(old_string);
+      const start = Buffer.byteLength(text.slice(0, at));
+      const end = start + Buffer.byteLength(old_string);
+      const tail = Buffer.concat([Buffer.from(new_string), bytes.subarray(end)]);
+      await writeAt(handle, tail, start);
+      await handle.truncate(start + tail.length);
+      return toolOutput(`Edited ${path} at line ${lines[0]}.`);
+    } finally {
+      await handle.close();
     }
-    const at = text.indexOf(old_string);
-    await writeFile(resolved.path, text.slice(0, at) + new_string + text.slice(at + old_string.length));
-    return toolOutput(`Edited ${path} at line ${lines[0]}.`);
   },
 });
 

@@ -6,6 +6,7 @@ import { grepTool } from "./grep.ts";
 import { readFileTool } from "./read-file.ts";
 import { writeFileTool } from "./write-file.ts";
 
+export { compilePattern, type LineMatcher, type Search, type SearchOptions, searchFiles } from "./grep.ts";
 export { bashTool, editFileTool, globTool, grepTool, readFileTool, writeFileTool };
 
 /** Every tool of this chapter. */

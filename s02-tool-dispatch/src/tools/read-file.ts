@@ -1,9 +1,15 @@
-/** read_file: a text file with line numbers, a window of it for big files; binary is refused. */
-import { open, readFile, stat } from "node:fs/promises";
-import { toolOutput } from "@harness/shared";
+/**
+ * read_file: a text file with line numbers, a window of it for big files, read a chunk at a time.
+ * Only a regular file is read (never a pipe), only text (no NUL byte, valid UTF-8), and the result
+ * is capped like bash's output: the note at the end says which offset to ask for next.
+ */
+
+import { DEFAULT_MAX_OUTPUT_BYTES, toolOutput } from "@harness/shared";
 import { z } from "zod";
 import { codedError } from "../dispatch.ts";
 import { defineTool } from "../tool.ts";
+import { openRegularFile } from "./open-regular-file.ts";
+import { notTextError, readLines } from "./read-lines.ts";
 import { resolveInWorkdir } from "./resolve-in-workdir.ts";
 
 /** Lines returned when no limit is given. */
@@ -23,42 +29,38 @@ export const readFileTool = defineTool({
     limit: z.number().int().min(1).optional().describe("Number of lines to return."),
   }),
   concurrencySafe: true,
-  async run({ path, offset = 1, limit = DEFAULT_READ_LIMIT }, { cwd }) {
+  async run({ path, offset = 1, limit = DEFAULT_READ_LIMIT }, { cwd, signal }) {
     const resolved = resolveInWorkdir(cwd, path);
-    if (!resolved.ok) return codedError("outside_workdir", resolved.reason);
-    const info = await stat(resolved.path).catch(() => null);
-    if (!info) return codedError("not_found", `${path} does not exist.`);
-    if (info.isDirectory()) return codedError("not_found", `${path} is a directory; use glob to list files.`);
-    if (await looksBinary(resolved.path)) {
-      return codedError("binary_file", `${path} is a binary file (${info.size} bytes); read_file shows text only.`);
-    }
-    const lines = (await readFile(resolved.path, "utf8")).split("\n");
-    if (lines.at(-1) === "") lines.pop(); // a final newline ends the last line; it does not start one
-    if (lines.length === 0) return toolOutput(`(${path} is empty)`);
-    if (offset > lines.length)
-      return codedError("invalid_arguments", `offset ${offset} is past the end (${lines.length} lines).`);
-    const window = lines.slice(offset - 1, offset - 1 + limit);
-    const width = String(offset + window.length - 1).length;
-    const numbered = window.map((line, i) => {
-      const text = line.length > MAX_LINE_LENGTH ? `${line.slice(0, MAX_LINE_LENGTH)}… [line cut]` : line;
-      return `${String(offset + i).padStart(width)}\t${text}`;
-    });
+    if (!resolved.ok) return codedError(resolved.code, resolved.reason);
+    const opened = await openRegularFile(resolved.path, path, "read");
+    if (!opened.ok) return codedError(opened.code, opened.reason);
+    // keep the lines of the window while they fit the budget; count every line to say how many there are
+    const window: { number: number; text: string }[] = [];
+    const width = String(offset + limit - 1).length;
+    let budget = DEFAULT_MAX_OUTPUT_BYTES - 200; // room for the note at the end
+    let capped = false;
+    const read = await readLines(
+      opened.handle,
+      { strict: true, maxLineLength: MAX_LINE_LENGTH, signal },
+      (text, n, cut) => {
+        if (n < offset || n >= offset + limit || capped) return;
+        const line = cut ? `${text}… [line cut]` : text;
+        budget -= Buffer.byteLength(line) + width + 2;
+        if (budget < 0 && window.length > 0) capped = true;
+        else window.push({ number: n, text: line });
+      },
+    ).finally(() => opened.handle.close());
+    if (read.kind === "interrupted") return codedError("interrupted", `the user interrupted reading ${path}.`);
+    if (read.kind !== "done") return notTextError(read.kind, path, opened.info.size, "read_file shows UTF-8 text only");
+    if (read.lines === 0) return toolOutput(`(${path} is empty)`);
+    if (offset > read.lines)
+      return codedError("invalid_arguments", `offset ${offset} is past the end (${read.lines} lines).`);
     const last = offset + window.length - 1;
-    if (offset > 1 || last < lines.length) {
-      numbered.push(`[lines ${offset}-${last} of ${lines.length}; pass offset to read more]`);
-    }
-    return toolOutput(numbered.join("\n"));
+    const shown = window.map(({ number, text }) => `${String(number).padStart(String(last).length)}\t${text}`);
+    const note = capped ? ` (the result is capped at ${DEFAULT_MAX_OUTPUT_BYTES} bytes)` : "";
+    if (last < read.lines)
+      shown.push(`[lines ${offset}-${last} of ${read.lines}${note}; pass offset ${last + 1} to read more]`);
+    else if (offset > 1) shown.push(`[lines ${offset}-${last} of ${read.lines}]`);
+    return toolOutput(shown.join("\n"));
   },
 });
-
-/** A NUL byte in the first 8 KiB marks a file as binary, as git and grep decide. */
-export async function looksBinary(path: string): Promise<boolean> {
-  const handle = await open(path, "r");
-  try {
-    const buffer = Buffer.alloc(8192);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, bytesRead).includes(0);
-  } finally {
-    await handle.close();
-  }
-}

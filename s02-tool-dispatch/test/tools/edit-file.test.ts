@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { editFileTool } from "../../src/tools/edit-file.ts";
@@ -68,5 +69,71 @@ describe("edit_file", () => {
     expect(result.content).toMatch(/^Error \[outside_workdir\]: /);
     expect(readFileSync(join(layout.outside, "secret.txt"), "utf8")).toBe(`${SECRET}\n`);
     expect(readFileSync(join(layout.outside, "dir", "inner.txt"), "utf8")).toBe(`${SECRET} (inner)\n`);
+  });
+
+  it("changes no byte outside the text it replaces: BOM, CRLF line ends and a missing final newline stay", async () => {
+    const cwd = tempWorkdir();
+    const before = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("first\r\nthis is a draft\r\nlast é")]);
+    writeFileSync(join(cwd, "notes.txt"), before);
+    const result = await editFileTool.run(
+      { path: "notes.txt", old_string: "draft", new_string: "final" },
+      context(cwd),
+    );
+    expect(result).toEqual({ content: "Edited notes.txt at line 2.", isError: false });
+    const after = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("first\r\nthis is a final\r\nlast é")]);
+    expect(readFileSync(join(cwd, "notes.txt"))).toEqual(after);
+  });
+
+  it("grows and shrinks the file by exactly the difference", async () => {
+    const cwd = fileWith("a\nmiddle\nz");
+    await editFileTool.run(
+      { path: "notes.txt", old_string: "middle", new_string: "a much longer middle" },
+      context(cwd),
+    );
+    expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("a\na much longer middle\nz");
+    await editFileTool.run({ path: "notes.txt", old_string: "a much longer middle", new_string: "" }, context(cwd));
+    expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("a\n\nz");
+  });
+
+  it("refuses a file that is not UTF-8, and leaves every byte of it alone", async () => {
+    const cwd = tempWorkdir();
+    const latin1 = Buffer.from("caf\xe9: a draft\n", "latin1");
+    writeFileSync(join(cwd, "latin1.txt"), latin1);
+    const result = await editFileTool.run(
+      { path: "latin1.txt", old_string: "draft", new_string: "final" },
+      context(cwd),
+    );
+    expect(result).toEqual({
+      content: "Error [not_utf8]: latin1.txt is not valid UTF-8 text (14 bytes); edit_file changes UTF-8 text only.",
+      isError: true,
+    });
+    expect(readFileSync(join(cwd, "latin1.txt"))).toEqual(latin1);
+  });
+
+  it("refuses a binary file, however well old_string matches in it", async () => {
+    const cwd = tempWorkdir();
+    const program = Buffer.concat([Buffer.from("\x7fELF"), Buffer.alloc(16), Buffer.from("draft"), Buffer.alloc(8)]);
+    writeFileSync(join(cwd, "program"), program);
+    const result = await editFileTool.run({ path: "program", old_string: "draft", new_string: "final" }, context(cwd));
+    expect(result.content).toBe(
+      `Error [binary_file]: program is a binary file (${program.length} bytes); edit_file changes UTF-8 text only.`,
+    );
+    expect(readFileSync(join(cwd, "program"))).toEqual(program);
+  });
+
+  it("refuses a named pipe at once", async () => {
+    const cwd = tempWorkdir();
+    execFileSync("mkfifo", [join(cwd, "pipe")]);
+    const result = await editFileTool.run({ path: "pipe", old_string: "a", new_string: "b" }, context(cwd));
+    expect(result.content).toBe("Error [not_a_file]: pipe is a named pipe, not a regular file.");
+  });
+
+  it("refuses the harness's own files in .harness/", async () => {
+    const cwd = tempWorkdir();
+    mkdirSync(join(cwd, ".harness"));
+    writeFileSync(join(cwd, ".harness", "settings.json"), '{"mode":"ask"}\n');
+    const edit = { path: ".harness/settings.json", old_string: "ask", new_string: "allow" };
+    expect((await editFileTool.run(edit, context(cwd))).content).toMatch(/^Error \[harness_file\]: /);
+    expect(readFileSync(join(cwd, ".harness", "settings.json"), "utf8")).toBe('{"mode":"ask"}\n');
   });
 });

@@ -1,5 +1,6 @@
 import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { DEFAULT_MAX_OUTPUT_BYTES } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { globTool, MAX_GLOB_RESULTS } from "../../src/tools/glob.ts";
 import { escapeLayout } from "../escape-layout.ts";
@@ -44,15 +45,86 @@ describe("glob", () => {
     const lines = (await globTool.run({ pattern: "*.txt" }, context(cwd))).content.split("\n");
     expect(lines).toHaveLength(MAX_GLOB_RESULTS + 1);
     expect(lines[0]).toBe("f000.txt"); // the newest
-    expect(lines.at(-1)).toBe("[5 more not shown; narrow the pattern]");
+    expect(lines.at(-1)).toBe("[5 more not shown; narrow the pattern or the path]");
   });
 
-  it("skips node_modules and .git", async () => {
+  it("skips .git always, and node_modules when .gitignore says so", async () => {
     const cwd = tempWorkdir();
     fileAged(cwd, "node_modules/pkg/index.js", 1);
     fileAged(cwd, ".git/hooks/x.js", 1);
-    fileAged(cwd, "src/app.js", 1);
+    fileAged(cwd, "src/app.js", 2);
+    expect((await globTool.run({ pattern: "**/*.js" }, context(cwd))).content).toBe(
+      "node_modules/pkg/index.js\nsrc/app.js",
+    );
+    writeFileSync(join(cwd, ".gitignore"), "node_modules/\n");
     expect((await globTool.run({ pattern: "**/*.js" }, context(cwd))).content).toBe("src/app.js");
+  });
+
+  it("honours .gitignore as git does: nested files, negations, .git/info/exclude", async () => {
+    const cwd = tempWorkdir();
+    for (const path of [
+      "a.log",
+      "keep.log",
+      "build/out.js",
+      "src/gen.ts",
+      "src/app.ts",
+      "src/lib/x.tmp",
+      "secret.env",
+    ]) {
+      fileAged(cwd, path, 1);
+    }
+    writeFileSync(join(cwd, ".gitignore"), "*.log\n!keep.log\nbuild/\n*.tmp\n");
+    writeFileSync(join(cwd, "src", ".gitignore"), "gen.ts\n!x.tmp\n");
+    mkdirSync(join(cwd, ".git", "info"), { recursive: true });
+    writeFileSync(join(cwd, ".git", "info", "exclude"), "secret.env\n");
+    const listed = (await globTool.run({ pattern: "**/*" }, context(cwd))).content.split("\n").sort();
+    expect(listed).toEqual([".gitignore", "keep.log", "src/.gitignore", "src/app.ts", "src/lib/x.tmp"]);
+  });
+
+  it("searches a directory that is ignored when the path names it", async () => {
+    const cwd = tempWorkdir();
+    fileAged(cwd, "node_modules/pkg/index.js", 1);
+    writeFileSync(join(cwd, ".gitignore"), "node_modules\n");
+    expect((await globTool.run({ pattern: "**/*.js", path: "node_modules/pkg" }, context(cwd))).content).toBe(
+      "node_modules/pkg/index.js",
+    );
+    expect((await globTool.run({ pattern: "node_modules/pkg/*.js" }, context(cwd))).content).toBe(
+      "node_modules/pkg/index.js",
+    );
+  });
+
+  it("never lists the harness's own files in .harness/, nor searches there", async () => {
+    const cwd = tempWorkdir();
+    fileAged(cwd, ".harness/settings.json", 1);
+    fileAged(cwd, "package.json", 2);
+    expect((await globTool.run({ pattern: "**/*.json" }, context(cwd))).content).toBe("package.json");
+    expect((await globTool.run({ pattern: ".harness/*" }, context(cwd))).content).toBe("No files match .harness/*.");
+    expect((await globTool.run({ pattern: "*", path: ".harness" }, context(cwd))).content).toMatch(
+      /^Error \[harness_file\]: /,
+    );
+  });
+
+  it("never lists a file or directory the context's canRead refuses", async () => {
+    const cwd = tempWorkdir();
+    fileAged(cwd, ".env", 1);
+    fileAged(cwd, "keys/a.json", 2);
+    fileAged(cwd, "package.json", 3);
+    const canRead = (path: string) => !/\/(\.env|keys)$/.test(path);
+    expect((await globTool.run({ pattern: "**/*" }, { ...context(cwd), canRead })).content).toBe("package.json");
+  });
+
+  it("caps the result like bash's output when the paths are long", async () => {
+    const cwd = tempWorkdir();
+    const deep = `${"d".repeat(200)}/${"e".repeat(200)}`;
+    for (let i = 0; i < MAX_GLOB_RESULTS; i++)
+      fileAged(cwd, `${deep}/${String(i).padStart(3, "0")}${"f".repeat(100)}.txt`, i);
+    const { content } = await globTool.run({ pattern: "**/*.txt" }, context(cwd));
+    expect(Buffer.byteLength(content)).toBeLessThanOrEqual(DEFAULT_MAX_OUTPUT_BYTES);
+    const lines = content.split("\n");
+    expect(lines.at(-1)).toBe(
+      `[${MAX_GLOB_RESULTS - (lines.length - 1)} more not shown; narrow the pattern or the path]`,
+    );
+    expect(lines.length - 1).toBeLessThan(MAX_GLOB_RESULTS);
   });
 
   it("says when nothing matches", async () => {

@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveInWorkdir } from "../../src/tools/resolve-in-workdir.ts";
@@ -9,7 +9,11 @@ describe("resolveInWorkdir", () => {
     const layout = escapeLayout();
     const path = pathIn(layout);
     const resolved = resolveInWorkdir(layout.work, path);
-    expect(resolved).toEqual({ ok: false, reason: `${path} is outside the working directory ${layout.work}` });
+    expect(resolved).toEqual({
+      ok: false,
+      code: "outside_workdir",
+      reason: `${path} is outside the working directory ${layout.work}`,
+    });
   });
 
   it("refuses a new file under a symlinked directory", () => {
@@ -46,5 +50,25 @@ describe("resolveInWorkdir", () => {
     const { work } = escapeLayout();
     // notes.txt/x cannot exist; the longest part that exists is notes.txt, which is inside
     expect(resolveInWorkdir(work, "notes.txt/x")).toEqual({ ok: true, path: join(work, "notes.txt/x") });
+  });
+
+  it("refuses a path inside .harness/, at any depth, through a link, and for a file to create", () => {
+    const { work } = escapeLayout();
+    mkdirSync(join(work, ".harness"));
+    symlinkSync(join(work, ".harness"), join(work, "harness-link"));
+    for (const path of [".harness", ".harness/settings.json", "sub/.harness/x", "harness-link/new.json"]) {
+      expect(resolveInWorkdir(work, path), path).toEqual({
+        ok: false,
+        code: "harness_file",
+        reason: `${path} is inside .harness/, the harness's own files`,
+      });
+    }
+    expect(resolveInWorkdir(work, ".harness-notes/x").ok).toBe(true);
+  });
+
+  it("accepts a hard link to a file outside: it cannot be told apart from a file of its own", () => {
+    const { work, outside } = escapeLayout();
+    linkSync(join(outside, "secret.txt"), join(work, "hardlink.txt"));
+    expect(resolveInWorkdir(work, "hardlink.txt")).toEqual({ ok: true, path: join(work, "hardlink.txt") });
   });
 });

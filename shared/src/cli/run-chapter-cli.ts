@@ -1,27 +1,43 @@
 /**
  * The CLI contract every chapter shares: parse the options, choose the client, run one prompt
  * or a REPL, print the result, and map it to an exit status. A chapter's `main.ts` supplies only
- * the part it teaches: how one prompt is run.
+ * the part it teaches: how one prompt is run, and, where a chapter needs them, its own options and
+ * stop reasons, questions to the user, and where the history is loaded from and saved to.
  */
-import { createInterface } from "node:readline";
+import { createInterface, type Interface } from "node:readline";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import type { AgentLoopResult } from "../agent-loop-result.ts";
 import { appendUserText } from "../append-user-text.ts";
 import { type ClientChoice, createClient } from "../create-client.ts";
+import { historyProblems, isValidHistory } from "../history-problems.ts";
 import { killRunningCommands } from "../run-bash.ts";
+import type { LoopStopReason } from "../stop-reason-for.ts";
+import { type AskAnswer, askUser, DEFAULT_CHOICES } from "./ask-user.ts";
 import { describeError } from "./describe-error.ts";
+import { EXIT_CODES, exitCodeFor } from "./exit-code-for.ts";
 import { type CliOptions, type ExtraOption, parseCliArgs, UsageError, usage } from "./parse-cli-args.ts";
 import { TerminalView } from "./terminal-view.ts";
 
-/** Everything a chapter's run gets. */
-export interface RunContext {
+/** What the CLI gives a chapter's hooks: the client, the options, the view, and the user. */
+export interface CliContext {
   client: Anthropic;
   model: string;
   options: CliOptions;
+  view: TerminalView;
+  /**
+   * Ask the user a question and wait for the answer (by default yes or no), on the terminal,
+   * through the REPL's own line reader.
+   * Contract: never throws; with no terminal the answer is "no", said once per question on
+   * stderr; Ctrl-C or the end of input answers "no".
+   */
+  ask(question: string, choices?: readonly AskAnswer[]): Promise<AskAnswer>;
+}
+
+/** Everything a chapter's run gets. */
+export interface RunContext extends CliContext {
   /** Aborted on Ctrl-C (chapters that can be interrupted listen to it). */
   signal: AbortSignal;
-  view: TerminalView;
 }
 
 /** A chapter's CLI: its name, its help line, and how it runs one prompt. */
@@ -39,8 +55,26 @@ export interface ChapterCli<R extends string> {
   interruptible?: boolean;
   /** Options beyond the contract. */
   extraOptions?: ExtraOption[];
+  /**
+   * The exit status of each stop reason the chapter adds to s01's (`{ aborted: 130 }`); the
+   * contract's own (`EXIT_CODES`) cannot be changed. A result listed nowhere exits 1.
+   */
+  exitCodes?: { readonly [K in Exclude<R, LoopStopReason>]: number };
   /** Called after each run (for example to say where a trace was saved). */
   afterRun?(result: AgentLoopResult<R>, context: RunContext): void;
+  /**
+   * The history the first prompt continues (a saved session), read before the first prompt;
+   * without this hook, an empty one.
+   * Contract: a history the API would refuse is an error (exit 1) before any prompt runs.
+   */
+  loadHistory?(context: CliContext): MessageParam[] | Promise<MessageParam[]>;
+  /**
+   * Told the history whenever a prompt may have changed it: after each run, whether it answered
+   * or failed, and as the CLI exits on any other path (Ctrl-C in the middle of a run included).
+   * Contract: `history` is one the API would accept (cut mid-run, it is the history as it was when
+   * the run began, prompt included); a history already told is not told again.
+   */
+  historyChanged?(history: readonly MessageParam[], context: CliContext): void | Promise<void>;
 }
 
 /** The streams and environment a CLI run uses (tests pass their own). */
@@ -49,20 +83,8 @@ export interface CliIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
-}
-
-/** Exit status for each way a run can end. */
-export const EXIT_CODES: Record<string, number> = {
-  final_answer: 0,
-  max_turns: 2,
-  repeated_tool_call: 2, // s02 on: like max_turns, a limit of the harness stopped the run
-  max_tokens: 3,
-  aborted: 130,
-};
-
-/** Exit status for a result: the table above, or 1 for a result it does not list. */
-export function exitCodeFor(stopReason: string): number {
-  return EXIT_CODES[stopReason] ?? 1;
+  /** Ends the process at once, on Ctrl-C (default: `process.exit`). */
+  exit?: (code: number) => void;
 }
 
 /**
@@ -87,16 +109,64 @@ export async function runChapterCli<R extends string>(
     return 1;
   }
   if (options.help) {
-    io.stdout.write(`${usage(chapter.command, chapter.summary, chapter.extraOptions)}\n`);
+    io.stdout.write(`${usage(chapter.command, chapter.summary, chapter.extraOptions, chapter.exitCodes)}\n`);
     return 0;
   }
-  const choice = createClient({ offline: options.offline, model: options.model, env: io.env });
-  if (choice.notice) io.stderr.write(`${choice.notice}\n`);
-  const view = new TerminalView(io);
-  const history: MessageParam[] = [];
+  const choice = createClient({
+    offline: options.offline,
+    model: options.model,
+    modelTimeoutSeconds: options.modelTimeoutSeconds,
+    env: io.env,
+  });
+  io.stderr.write(`${choice.notice}\n`);
+  const view = new TerminalView(io, { estimatedTokens: choice.kind === "scripted" });
+  const terminal = io.stdin.isTTY === true;
+  const exit = io.exit ?? ((code: number) => process.exit(code));
 
+  // the REPL's line reader: made at once, with its lines buffered, so none typed ahead is lost
+  const reader = options.prompt === undefined ? openReader(io, `${chapter.command} >> `) : undefined;
+  const lines = reader?.[Symbol.asyncIterator]();
   let controller: AbortController | null = null;
+  const unanswerable = new Set<string>();
+  const context: CliContext = {
+    client: choice.client,
+    model: choice.model,
+    options,
+    view,
+    async ask(question, choices = DEFAULT_CHOICES) {
+      view.modelAnswered();
+      view.endLine();
+      if (!terminal) {
+        if (!unanswerable.has(question)) {
+          io.stderr.write(`${chapter.command}: no terminal to ask "${question}": answered no\n`);
+        }
+        unanswerable.add(question);
+        return "no";
+      }
+      const signal = controller?.signal;
+      if (reader) return askUser(reader, question, choices, signal);
+      // one prompt on a terminal: a reader for this question only, as nothing else reads stdin
+      const once = openReader(io);
+      once.on("SIGINT", onInterrupt);
+      try {
+        return await askUser(once, question, choices, signal);
+      } finally {
+        once.close();
+      }
+    },
+  };
+
+  let history: MessageParam[] = [];
+  // what historyChanged has not been told, and the history as the run in flight began
+  let untold = false;
+  let atRunStart: MessageParam[] = [];
+  const tell = async (snapshot: MessageParam[]) => {
+    untold = false;
+    await chapter.historyChanged?.(snapshot, context);
+  };
+
   let interrupts = 0;
+  let exiting = false;
   const onInterrupt = () => {
     interrupts++;
     if (chapter.interruptible && controller && !controller.signal.aborted && interrupts === 1) {
@@ -104,69 +174,98 @@ export async function runChapterCli<R extends string>(
       controller.abort();
       return;
     }
+    if (exiting) return exit(EXIT_CODES.interrupted); // pressed again while the history is saved
+    exiting = true;
     killRunningCommands();
     view.endLine();
-    process.exit(130);
+    // a run cut in the middle may have left a tool call unanswered: then tell the history it began with
+    const saving = untold ? tell(structuredClone(isValidHistory(history) ? history : atRunStart)) : undefined;
+    void Promise.resolve(saving)
+      .catch((error: unknown) => fail(error, choice))
+      .finally(() => exit(EXIT_CODES.interrupted));
   };
   process.on("SIGINT", onInterrupt);
+  reader?.on("SIGINT", onInterrupt); // on a TTY readline turns Ctrl-C into this event
 
   const runOnce = async (prompt: string): Promise<number> => {
     appendUserText(history, prompt);
+    untold = true;
+    atRunStart = structuredClone(history);
     controller = new AbortController();
     interrupts = 0;
-    const context: RunContext = {
-      client: choice.client,
-      model: choice.model,
-      options,
-      signal: controller.signal,
-      view,
-    };
+    const runContext: RunContext = { ...context, signal: controller.signal };
+    let code: number;
     try {
-      const result = await chapter.run(history, context);
+      const result = await chapter.run(history, runContext);
       view.summary(result);
-      chapter.afterRun?.(result, context);
+      chapter.afterRun?.(result, runContext);
       if (options.json) io.stdout.write(`${JSON.stringify(result)}\n`);
-      return exitCodeFor(result.stopReason);
+      code = exitCodeFor(result.stopReason, chapter.exitCodes);
     } catch (error) {
       view.modelAnswered();
       view.endLine();
       fail(error, choice);
-      return 1;
+      code = EXIT_CODES.error;
     } finally {
       controller = null;
     }
+    if (exiting) return code;
+    try {
+      await tell(history);
+    } catch (error) {
+      fail(error, choice);
+      code = EXIT_CODES.error;
+    }
+    return code;
   };
 
   try {
-    if (options.prompt !== undefined) return await runOnce(options.prompt);
-    return await repl(chapter.command, io, runOnce, onInterrupt);
+    if (chapter.loadHistory) {
+      try {
+        history = await chapter.loadHistory(context);
+      } catch (error) {
+        fail(error, choice);
+        return EXIT_CODES.error;
+      }
+      const [problem] = !Array.isArray(history)
+        ? ["loadHistory gave no list of messages"]
+        : history.length > 0
+          ? historyProblems(history)
+          : [];
+      if (problem) {
+        fail(new Error(`the loaded history is not one the API accepts: ${problem}`), choice);
+        return EXIT_CODES.error;
+      }
+    }
+    if (!reader || !lines) return await runOnce(options.prompt ?? "");
+    return await repl(reader, lines, io, runOnce);
   } finally {
     process.off("SIGINT", onInterrupt);
+    reader?.close();
+    if (untold && !exiting) await tell(history).catch((error: unknown) => fail(error, choice));
   }
+}
+
+/** A line reader on the CLI's input; on a TTY it owns the terminal (and turns Ctrl-C into SIGINT). */
+function openReader(io: CliIo, prompt?: string): Interface {
+  return createInterface({ input: io.stdin, output: io.stdout, terminal: io.stdin.isTTY === true, prompt });
 }
 
 /** Read prompts until q, exit or end of input; each runs on the same history. */
 async function repl(
-  command: string,
+  reader: Interface,
+  lines: AsyncIterator<string>,
   io: CliIo,
   runOnce: (prompt: string) => Promise<number>,
-  onInterrupt: () => void,
 ): Promise<number> {
-  const rl = createInterface({
-    input: io.stdin,
-    output: io.stdout,
-    terminal: io.stdin.isTTY === true,
-    prompt: `${command} >> `,
-  });
-  rl.on("SIGINT", onInterrupt); // on a TTY readline turns Ctrl-C into this event
-  rl.prompt();
-  for await (const line of rl) {
-    const prompt = line.trim();
+  reader.prompt();
+  for (let next = await lines.next(); !next.done; next = await lines.next()) {
+    const prompt = next.value.trim();
     if (prompt === "q" || prompt === "exit") break;
     if (prompt !== "") await runOnce(prompt);
-    rl.prompt();
+    reader.prompt();
   }
-  rl.close();
+  reader.close();
   io.stdout.write("\n");
   return 0;
 }

@@ -18,23 +18,42 @@ export interface ViewStreams {
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
+/** How the view labels what it prints. */
+export interface ViewOptions {
+  /** The token counts are the scripted model's estimates, not a provider's counts. */
+  estimatedTokens?: boolean;
+}
+
+/** After this long, the spinner also shows how many seconds it has waited. */
+export const SHOW_ELAPSED_AFTER_MS = 3000;
+
 /** Prints a loop's progress. */
 export class TerminalView {
   private spinner?: NodeJS.Timeout;
   private readonly color: boolean;
   private midLine = false;
-  private streamingInput = false;
 
-  constructor(private readonly streams: ViewStreams) {
+  constructor(
+    private readonly streams: ViewStreams,
+    private readonly options: ViewOptions = {},
+  ) {
     this.color = streams.stdout.isTTY === true && !process.env.NO_COLOR;
   }
 
-  /** A model call starts: the turn header, and a spinner on a TTY until the first output. */
+  /**
+   * A model call starts: the turn header, and a spinner on a TTY until the first output; after a
+   * few seconds it counts them, so a slow or silent endpoint is visible before the timeout.
+   */
   modelCall(turn: number): void {
     this.line(this.paint("dim", `[turn ${turn}]`));
     if (this.streams.stderr.isTTY) {
       let frame = 0;
-      const draw = () => this.streams.stderr.write(`\r${SPINNER[frame++ % SPINNER.length]} waiting for the model`);
+      const startedAt = Date.now();
+      const draw = () => {
+        const waited = Date.now() - startedAt;
+        const elapsed = waited >= SHOW_ELAPSED_AFTER_MS ? ` (${Math.floor(waited / 1000)} s)` : "";
+        this.streams.stderr.write(`\r${SPINNER[frame++ % SPINNER.length]} waiting for the model${elapsed}`);
+      };
       draw();
       this.spinner = setInterval(draw, 80);
     }
@@ -60,23 +79,8 @@ export class TerminalView {
     this.midLine = !value.endsWith("\n");
   }
 
-  /** A streamed tool call's block started: its name is known, its input is still coming. */
-  toolStart(name: string): void {
-    this.line(this.paint("dim", `  … ${name}`));
-    this.streamingInput = this.streams.stdout.isTTY === true;
-  }
-
-  /** A piece of a streamed tool call's input: progress only, shown on a TTY. */
-  toolInput(partialJson: string): void {
-    if (!this.streamingInput || partialJson === "") return;
-    if (!this.midLine) this.streams.stdout.write(this.paint("dim", "    "));
-    this.streams.stdout.write(this.paint("dim", partialJson.replace(/\n/g, " ")));
-    this.midLine = true;
-  }
-
   /** A tool call is about to run. */
   toolCall(call: ToolCall): void {
-    this.streamingInput = false;
     this.line(this.paint("cyan", `  ${call.name}: ${summarise(call)}`));
   }
 
@@ -96,7 +100,10 @@ export class TerminalView {
   /** The summary line after a run. */
   summary(result: AgentLoopResult<string>): void {
     const calls = `${result.toolCalls} tool call${result.toolCalls === 1 ? "" : "s"}`;
-    const tokens = `${result.usage.inputTokens} in / ${result.usage.outputTokens} out tokens`;
+    const { inputTokens, outputTokens } = result.usage;
+    const tokens = this.options.estimatedTokens
+      ? `~${inputTokens} in / ~${outputTokens} out tokens (estimated by the scripted model)`
+      : `${inputTokens} in / ${outputTokens} out tokens`;
     const turns = `${result.turns} turn${result.turns === 1 ? "" : "s"}`;
     this.line(this.paint("bold", `── ${result.stopReason} · ${turns} · ${calls} · ${tokens}`));
   }

@@ -26,25 +26,25 @@ export interface Conversation {
   tools: Set<string>;
 }
 
-/** One thing the brain knows how to do. */
-export interface Skill {
+/** One thing the brain knows how to do: a prompt it recognises and the replies it gives. */
+export interface DemoRule {
   /** A prompt that triggers it, listed for prompts the brain does not know. */
   example: string;
   /** Tools it needs; it is offered only when the request has them all. */
   needs: string[];
-  /** True when this skill answers this prompt (the latest one in the conversation). */
+  /** True when this rule answers this prompt (the latest one in the conversation). */
   matches(prompt: string): boolean;
   /** The next reply, from the exchanges so far. */
   next(conversation: Conversation): ScriptedReply;
 }
 
-/** The brain: the first skill whose prompt matches and whose tools are offered answers. */
+/** The brain: the first rule whose prompt matches and whose tools are offered answers. */
 export function demoBrain(request: MessageCreateParams): ScriptedReply {
   const conversation = readConversation(request);
-  const usable = SKILLS.filter((s) => s.needs.every((t) => conversation.tools.has(t)));
-  const skill = usable.find((s) => s.matches(conversation.prompt));
-  if (skill) return skill.next(conversation);
-  const examples = usable.map((s) => `  - ${s.example}`).join("\n");
+  const usable = DEMO_RULES.filter((rule) => rule.needs.every((t) => conversation.tools.has(t)));
+  const rule = usable.find((r) => r.matches(conversation.prompt));
+  if (rule) return rule.next(conversation);
+  const examples = usable.map((r) => `  - ${r.example}`).join("\n");
   return textReply(
     "I am the offline scripted model: a stand-in for Claude that runs with no key and no network, " +
       "so I only know a few prompts. Try one of these:\n" +
@@ -97,7 +97,7 @@ function promptText(message: MessageParam | undefined): string {
 }
 
 /** A bash result split into its output and exit code. */
-export function bashOutput(exchange: Exchange): { output: string; exitCode: number | null } {
+export function splitBashOutput(exchange: Exchange): { output: string; exitCode: number | null } {
   const match = /\n?\[exit code (\d+)\]$/.exec(exchange.output);
   const body = match ? exchange.output.slice(0, match.index) : exchange.output.replace(/\n?\[[^\]]*\]$/, "");
   return { output: body === "(no output)" ? "" : body, exitCode: match ? Number(match[1]) : null };
@@ -105,7 +105,7 @@ export function bashOutput(exchange: Exchange): { output: string; exitCode: numb
 
 const bash = (command: string) => toolUse("bash", { command });
 
-const createFile: Skill = {
+const createFile: DemoRule = {
   example: 'Create a file called hello.js that prints "Hello, World!"',
   needs: ["bash"],
   matches: (prompt) => CREATE_FILE.test(prompt),
@@ -119,9 +119,9 @@ const createFile: Skill = {
       ]);
     }
     const [write, run] = exchanges;
-    if (write.isError) return textReply(`I could not create ${file}:\n${bashOutput(write).output}`);
+    if (write.isError) return textReply(`I could not create ${file}:\n${splitBashOutput(write).output}`);
     if (!run) return withBlocks([text(`Now I'll run it with \`${program.run}\`.`), bash(program.run)]);
-    const result = bashOutput(run);
+    const result = splitBashOutput(run);
     if (run.isError) {
       return textReply(
         `I created ${file}, but \`${program.run}\` failed (exit code ${result.exitCode ?? "none"}):\n\n${result.output}`,
@@ -140,7 +140,7 @@ function programFor(file: string, message: string): { source: string; run: strin
   return { source: message, run: `cat ${quote(file)}` };
 }
 
-const listTypeScript: Skill = {
+const listTypeScript: DemoRule = {
   example: "List all TypeScript files in this directory",
   needs: ["bash"],
   matches: (prompt) => /\b(?:list|find|show)\b.*\b(?:typescript|\.?ts) files\b/i.test(prompt),
@@ -153,7 +153,7 @@ const listTypeScript: Skill = {
         ),
       ]);
     }
-    const { output } = bashOutput(exchanges[0]);
+    const { output } = splitBashOutput(exchanges[0]);
     if (exchanges[0].isError) return textReply(`The search failed:\n${output}`);
     const files = output.split("\n").filter(Boolean);
     if (files.length === 0)
@@ -165,13 +165,13 @@ const listTypeScript: Skill = {
   },
 };
 
-const gitBranch: Skill = {
+const gitBranch: DemoRule = {
   example: "What is the current git branch?",
   needs: ["bash"],
   matches: (prompt) => /\b(?:current|which|what)\b.*\bbranch\b/i.test(prompt),
   next({ exchanges }) {
     if (exchanges.length === 0) return withBlocks([bash("git branch --show-current")]);
-    const { output } = bashOutput(exchanges[0]);
+    const { output } = splitBashOutput(exchanges[0]);
     if (/not a git repository/i.test(output)) {
       return textReply("This directory is not a git repository, so there is no current branch.");
     }
@@ -191,7 +191,7 @@ export function fileText(exchange: Exchange): string {
     .join("\n");
 }
 
-const summariseFile: Skill = {
+const summariseFile: DemoRule = {
   example: "Read README.md and summarise it",
   needs: ["read_file"],
   matches: (prompt) => SUMMARISE.test(prompt),
@@ -225,7 +225,7 @@ function summarise(path: string, content: string, raw: string): string {
   return parts.join(" ");
 }
 
-const findTodos: Skill = {
+const findTodos: DemoRule = {
   example: "Find the TODO comments in this repository",
   needs: ["grep"],
   matches: (prompt) => /\b(?:find|list|show)\b.*\b(?:TODO|FIXME)s?\b/i.test(prompt),
@@ -248,7 +248,7 @@ const findTodos: Skill = {
   },
 };
 
-const readSeveral: Skill = {
+const readSeveral: DemoRule = {
   example: "Read package.json, README.md and .gitignore",
   needs: ["read_file"],
   matches: (prompt) => SEVERAL.test(prompt.trim()),
@@ -273,7 +273,7 @@ const readSeveral: Skill = {
 };
 const SEVERAL = /^read ((?:[\w./-]+\s*,\s*)*[\w./-]+,?\s+and\s+[\w./-]+)$/i;
 
-const editFile: Skill = {
+const editFile: DemoRule = {
   example: 'In notes.txt, replace "draft" with "final", then read it back',
   needs: ["edit_file", "read_file"],
   matches: (prompt) => EDIT.test(prompt),
@@ -291,22 +291,61 @@ const editFile: Skill = {
 };
 const EDIT = /\bin ([\w./-]+),? replace ["“](.+?)["”] with ["“](.*?)["”]/i;
 
-const runCommand: Skill = {
+const runCommand: DemoRule = {
   example: "Run `ls -la`",
   needs: ["bash"],
   matches: (prompt) => RUN.test(prompt.trim()),
   next({ prompt, exchanges }) {
     const command = RUN.exec(prompt.trim())?.[1] ?? "";
     if (exchanges.length === 0) return withBlocks([bash(command)]);
-    const { output, exitCode } = bashOutput(exchanges[0]);
+    const { output, exitCode } = splitBashOutput(exchanges[0]);
     const status = exitCode === null ? "did not finish" : `exited with code ${exitCode}`;
     return textReply(`\`${command}\` ${status}${output ? ` and printed:\n\n${output}` : " and printed nothing."}`);
   },
 };
 const RUN = /^run (?:the command )?`([^`]+)`$/i;
 
-/** Every skill, in the order they are tried. Chapters' tools decide which are offered. */
-export const SKILLS: Skill[] = [
+/**
+ * A file read with a tool the prompt names: the call is made whether or not the request offers
+ * that tool, as a real model may do when a user names one, and the answer reads the real result
+ * (the file's summary, or the error the harness gave).
+ */
+const readWithNamedTool: DemoRule = {
+  example: "Read package.json with the read_file tool",
+  needs: [],
+  matches: (prompt) => NAMED_TOOL.test(prompt.trim()),
+  next({ prompt, exchanges }) {
+    const [, path, tool] = NAMED_TOOL.exec(prompt.trim()) ?? [];
+    if (exchanges.length === 0) {
+      return withBlocks([text(`I'll read ${path} with ${tool}.`), toolUse(tool, { path })]);
+    }
+    const read = exchanges[0];
+    if (read.isError) return textReply(`${tool} did not read ${path}. The harness answered:\n${read.output}`);
+    return textReply(summarise(path, fileText(read), read.output));
+  },
+};
+const NAMED_TOOL = /^read ([\w./-]+) with the (\w+) tool$/i;
+
+const runLine: DemoRule = {
+  example: "Run git status --short && git diff --stat",
+  needs: ["bash"],
+  matches: (prompt) => LINE.test(prompt.trim()),
+  next({ prompt, exchanges }) {
+    const line = LINE.exec(prompt.trim())?.[1] ?? "";
+    if (exchanges.length === 0) return withBlocks([bash(line)]);
+    const { output, exitCode } = splitBashOutput(exchanges[0]);
+    // an error with no exit code never ran: the harness answered for it, and says why
+    const refused = exchanges[0].isError && exitCode === null ? /^Error \[\w+\]: ([\s\S]*)$/.exec(output) : null;
+    if (refused) return textReply(`The harness did not run \`${line}\`. It said: ${refused[1]}`);
+    const status = exitCode === null ? "did not finish" : `exited with code ${exitCode}`;
+    return textReply(`\`${line}\` ${status}${output ? ` and printed:\n\n${output}` : " and printed nothing."}`);
+  },
+};
+/** A shell line of several commands, written without backticks. */
+const LINE = /^run ([^`\s][^`]*?(?:&&|\|\||;|\|)[^`]*)$/i;
+
+/** Every rule, in the order they are tried. Chapters' tools decide which are offered. */
+export const DEMO_RULES: DemoRule[] = [
   createFile,
   listTypeScript,
   gitBranch,
@@ -315,6 +354,8 @@ export const SKILLS: Skill[] = [
   findTodos,
   readSeveral,
   editFile,
+  readWithNamedTool,
+  runLine,
 ];
 
 function quote(value: string): string {

@@ -32,11 +32,14 @@ export interface ScriptedModelOptions {
   script?: ScriptStep[];
   /** Asked for a reply once the script is empty. Without one, an empty script is a 400 error. */
   brain?: Brain;
-  /** The model id reported in responses (default: the id the request asked for). */
+  /**
+   * The model id reported in responses (default `SCRIPTED_MODEL_ID`): never the Claude id the
+   * request asked for, so a response or a trace never passes the scripted model off as Claude.
+   */
   model?: string;
 }
 
-/** The model id the scripted model answers as when a request names none. */
+/** The model id the scripted model answers under, whatever model the request named. */
 export const SCRIPTED_MODEL_ID = "scripted-model";
 
 /** A deterministic stand-in for the Messages API. */
@@ -105,7 +108,7 @@ export class ScriptedModel {
 
     const ctx: WireContext = {
       messageId: `msg_scripted_${String(n).padStart(4, "0")}`,
-      model: this.model ?? body.model ?? SCRIPTED_MODEL_ID,
+      model: this.model ?? SCRIPTED_MODEL_ID,
       toolUseId: (i) => `toolu_scripted_${String(n).padStart(4, "0")}_${i}`,
       inputTokens: Math.ceil(JSON.stringify([body.system ?? "", body.tools ?? [], body.messages]).length / 4),
     };
@@ -191,8 +194,9 @@ function requestProblem(body: MessageCreateParams): string | null {
   if (typeof body.model !== "string" || body.model === "") return "model: Field required";
   if (typeof body.max_tokens !== "number") return "max_tokens: Field required";
   if (!Array.isArray(body.messages)) return "messages: Field required";
-  const problems = historyProblems(body.messages);
-  if (problems.length > 0) return `messages: ${problems[0]}`;
+  // the API names the first problem it finds, in its own words (historyProblems uses them)
+  const [problem] = historyProblems(body.messages);
+  if (problem) return problem;
   for (const tool of body.tools ?? []) {
     const t = tool as { name?: unknown; input_schema?: unknown; type?: unknown };
     if (t.type === undefined && (typeof t.name !== "string" || typeof t.input_schema !== "object")) {
@@ -219,15 +223,18 @@ function defaultMessage(status: number): string {
   return "Internal server error";
 }
 
+/** The API's error body: `{"type":"error","error":{"type":…,"message":…},"request_id":…}`. */
 function errorResponse(status: number, message: string, headers: Record<string, string> = {}): Response {
   const type = ERROR_TYPES[status] ?? "api_error";
-  return jsonResponse(status, { type: "error", error: { type, message } }, headers);
+  return jsonResponse(status, { type: "error", error: { type, message }, request_id: REQUEST_ID }, headers);
 }
+
+const REQUEST_ID = "req_scripted";
 
 function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { "content-type": "application/json", "request-id": "req_scripted", ...headers },
+    headers: { "content-type": "application/json", "request-id": REQUEST_ID, ...headers },
   });
 }
 

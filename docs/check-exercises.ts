@@ -1,0 +1,135 @@
+/**
+ * `pnpm test:exercises [chapter ...]`: every exercise of every chapter (or of the chapters named),
+ * checked. The repository is copied to a temporary directory (without node_modules, .git, .env and
+ * what builds and runs leave behind) and installed there from pnpm's local store; then, for each
+ * exercise of each chapter's test/exercises.ts, the change is made, the chapter's tests are run
+ * filtered to the exercise's test (the command the chapter text shows), the outcome is compared
+ * with the exercise's `expect`, and the file is put back.
+ *
+ * Prints one line per exercise and `N passed, N failed`; exits 1 when any exercise does not do what
+ * it says (the copy is then kept, to look at). It does not run the tests unchanged first: CI runs
+ * it after `pnpm test`, which shows they pass.
+ */
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join, relative } from "node:path";
+import { exerciseOutcome, type VitestReport } from "./src/exercise-outcome.ts";
+import {
+  type Exercise,
+  exerciseCommand,
+  MANIFEST,
+  occurrences,
+  readExercises,
+  testFilterArgs,
+} from "./src/exercises.ts";
+import { type Chapter, findChapters, REPO_ROOT } from "./src/find-chapters.ts";
+
+/** Names left out of the copy, wherever they are, and paths from the root left out (what .gitignore names). */
+const NOT_COPIED = new Set(["node_modules", ".git", ".env", "docs-site", ".turbo", ".traces", "test-artifacts"]);
+const NOT_COPIED_PATHS = new Set(["bench/results"]);
+/** How long one exercise's test run may take before it is killed. */
+const RUN_LIMIT_MS = 5 * 60_000;
+
+const wanted = process.argv.slice(2);
+const chapters = findChapters().filter((chapter) => wanted.length === 0 || wanted.includes(chapter.folder));
+const unknown = wanted.filter((name) => !chapters.some((chapter) => chapter.folder === name));
+if (unknown.length > 0) fail(`no chapter named ${unknown.join(", ")}`);
+
+const work: { chapter: Chapter; exercises: Exercise[] }[] = [];
+for (const chapter of chapters) {
+  const manifest = await readExercises(chapter);
+  if (!manifest) continue;
+  if (manifest.problems.length > 0) {
+    fail(manifest.problems.map((p) => `${p.chapter}: ${p.message}`).join("\n"));
+  }
+  work.push({ chapter, exercises: manifest.exercises });
+}
+if (work.length === 0) {
+  console.log(`exercises: no chapter has a ${MANIFEST}`);
+  process.exit(0);
+}
+
+const copy = mkdtempSync(join(tmpdir(), "harness-exercises-"));
+cpSync(REPO_ROOT, copy, {
+  recursive: true,
+  filter: (source) => !NOT_COPIED.has(basename(source)) && !NOT_COPIED_PATHS.has(relative(REPO_ROOT, source)),
+});
+const install = spawnSync("pnpm", ["install", "--offline", "--frozen-lockfile", "--reporter=silent"], {
+  cwd: copy,
+  encoding: "utf8",
+});
+if (install.status !== 0) {
+  fail(`pnpm install in ${copy} failed:\n${install.stderr || install.stdout}`);
+}
+
+let passed = 0;
+let failed = 0;
+for (const { chapter, exercises } of work) {
+  for (const exercise of exercises) {
+    const ok = check(chapter, exercise);
+    if (ok) passed++;
+    else failed++;
+  }
+}
+console.log(`${passed} passed, ${failed} failed`);
+if (failed > 0) {
+  console.log(`the copy is kept in ${copy}`);
+  process.exit(1);
+}
+rmSync(copy, { recursive: true, force: true });
+
+/** Make one exercise's change in the copy, run its test, put the file back; print one line. */
+function check(chapter: Chapter, exercise: Exercise): boolean {
+  const packageName = chapter.packageName ?? `@harness/${chapter.folder}`;
+  const file = join(copy, chapter.folder, exercise.file);
+  const original = readFileSync(file, "utf8");
+  const report = join(copy, `.exercise-${chapter.folder}-${exercise.id}.json`);
+  rmSync(report, { force: true });
+  let outcome: ReturnType<typeof exerciseOutcome>;
+  if (occurrences(original, exercise.find) !== 1) {
+    outcome = { ok: false, summary: `find does not occur exactly once in ${exercise.file}` };
+  } else {
+    writeFileSync(
+      file,
+      original.replace(exercise.find, () => exercise.replace),
+    );
+    try {
+      const run = spawnSync(
+        "pnpm",
+        [
+          "--filter",
+          packageName,
+          "test",
+          ...testFilterArgs(exercise.test),
+          "--reporter=json",
+          `--outputFile=${report}`,
+        ],
+        { cwd: copy, encoding: "utf8", timeout: RUN_LIMIT_MS, killSignal: "SIGKILL" },
+      );
+      outcome = exerciseOutcome({ exitCode: run.status, report: readReport(report) }, exercise.expect);
+    } finally {
+      writeFileSync(file, original);
+    }
+  }
+  const mark = outcome.ok ? "ok   " : "WRONG";
+  console.log(
+    `${mark} ${chapter.folder} #${exercise.id} (expect ${exercise.expect}): ${outcome.summary} · ` +
+      exerciseCommand(packageName, exercise),
+  );
+  return outcome.ok;
+}
+
+function readReport(path: string): VitestReport | undefined {
+  if (!existsSync(path)) return undefined;
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as VitestReport;
+  } catch {
+    return undefined;
+  }
+}
+
+function fail(message: string): never {
+  console.error(`exercises: ${message}`);
+  process.exit(1);
+}

@@ -1,0 +1,215 @@
+/**
+ * Exercises as checked claims, the fast part: every chapter's manifest (test/exercises.ts) is well
+ * formed, each change's `find` occurs exactly once, and each chapter text's exercises section shows
+ * the command of its manifest's exercise. (`pnpm test:exercises` makes the changes and runs the
+ * tests.) Then made-up manifests, texts and test runs, to show each rule fires.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { exerciseOutcome, type VitestReport } from "../src/exercise-outcome.ts";
+import {
+  checkManifest,
+  type Exercise,
+  exerciseCommand,
+  readExercises,
+  testNames,
+  writtenExerciseProblems,
+  writtenExercises,
+} from "../src/exercises.ts";
+import { findChapters } from "../src/find-chapters.ts";
+
+const TEXTS = ["README.md", "README.zh.md"] as const;
+
+describe("the exercises of this course", () => {
+  const chapters = findChapters();
+
+  it("has at least one chapter with a manifest", async () => {
+    const manifests = await Promise.all(chapters.map((chapter) => readExercises(chapter)));
+    expect(manifests.filter((manifest) => manifest !== undefined).length).toBeGreaterThan(0);
+  });
+
+  it.each(chapters.map((chapter) => chapter.folder))(
+    "%s: the manifest is well formed and its text shows each exercise's command",
+    async (folder) => {
+      const chapter = chapters.find((c) => c.folder === folder)!;
+      const manifest = await readExercises(chapter);
+      const problems = [...(manifest?.problems ?? [])];
+      for (const text of TEXTS) {
+        const markdown = readFileSync(join(chapter.path, text), "utf8");
+        const packageName = chapter.packageName ?? `@harness/${folder}`;
+        problems.push(...writtenExerciseProblems(chapter, packageName, text, markdown, manifest?.exercises));
+      }
+      expect(problems.map((p) => p.message)).toEqual([]);
+    },
+  );
+});
+
+describe("checkManifest", () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A made-up chapter: src/loop.ts and a test file with two tests. */
+  function chapter(): { folder: string; path: string } {
+    const path = mkdtempSync(join(tmpdir(), "exercises-"));
+    dirs.push(path);
+    mkdirSync(join(path, "src"));
+    mkdirSync(join(path, "test"));
+    writeFileSync(join(path, "src", "loop.ts"), "if (turns >= maxTurns) stop();\nlog(turns);\nlog(turns);\n");
+    writeFileSync(
+      join(path, "test", "loop.test.ts"),
+      'it("stops after maxTurns calls", () => {});\nit.each([1, 2])(\n  "counts %s (twice)", () => {});\n',
+    );
+    return { folder: "s09-made-up", path };
+  }
+
+  const good: Exercise = {
+    id: 1,
+    file: "src/loop.ts",
+    find: "turns >= maxTurns",
+    replace: "turns > maxTurns",
+    test: "stops after maxTurns",
+    expect: "fail",
+  };
+  const messages = (value: unknown) => checkManifest(chapter(), value).problems.map((p) => p.message);
+
+  it("accepts a well-formed manifest", () => {
+    expect(messages([good, { ...good, id: 2, test: "test/loop.test.ts", expect: "pass" }])).toEqual([]);
+  });
+
+  it("wants a list of at least one exercise", () => {
+    expect(messages(undefined)).toEqual([
+      "test/exercises.ts must export `exercises`, a list with at least one exercise",
+    ]);
+    expect(messages([])).toHaveLength(1);
+  });
+
+  it("wants find exactly once in the file", () => {
+    expect(messages([{ ...good, find: "log(turns);" }])).toEqual([
+      "test/exercises.ts, exercise 1: find occurs 2 times in src/loop.ts; it must occur exactly once",
+    ]);
+    expect(messages([{ ...good, find: "not there" }])[0]).toMatch(/find occurs 0 times/);
+  });
+
+  it("wants ids counted from 1, a known outcome, an existing file and a change", () => {
+    expect(messages([{ ...good, id: 2 }])[0]).toMatch(/id is 2; ids count 1, 2, 3/);
+    expect(messages([{ ...good, expect: "red" }])[0]).toMatch(/expect is "red"/);
+    expect(messages([{ ...good, file: "src/none.ts" }])[0]).toMatch(/src\/none.ts does not exist/);
+    expect(messages([{ ...good, replace: good.find }])[0]).toMatch(/changes nothing/);
+  });
+
+  it("wants a test name that picks a test, read as vitest reads it: a pattern", () => {
+    expect(messages([{ ...good, test: "no such test" }])[0]).toMatch(/no test in test\/\*\.test\.ts is named like/);
+    // "(twice)" as a pattern is a group: it does not match the parentheses of the name
+    expect(messages([{ ...good, test: "counts %s (twice)" }])[0]).toMatch(/is named like/);
+    expect(messages([{ ...good, test: "counts %s" }])).toEqual([]);
+    expect(messages([{ ...good, test: 'say "hi"' }])[0]).toMatch(/a shell would read/);
+  });
+
+  it("reads the names of it, it.each and test calls", () => {
+    expect(testNames(chapter().path)).toEqual(["stops after maxTurns calls", "counts %s (twice)"]);
+  });
+});
+
+describe("exerciseCommand", () => {
+  it("filters the chapter's test script by name, or by file", () => {
+    expect(exerciseCommand("@harness/s01-agent-loop", { test: "never runs the cut tool_use" })).toBe(
+      'pnpm --filter @harness/s01-agent-loop test -t "never runs the cut tool_use"',
+    );
+    expect(exerciseCommand("@harness/s01-agent-loop", { test: "test/agent-loop.test.ts" })).toBe(
+      "pnpm --filter @harness/s01-agent-loop test test/agent-loop.test.ts",
+    );
+  });
+});
+
+describe("writtenExercises and writtenExerciseProblems", () => {
+  const command = 'pnpm --filter @harness/s09-made-up test -t "stops after maxTurns"';
+  const text = [
+    "# s09",
+    "## Exercises",
+    "1. **Off by one.** Change `>=` to `>`. Run:",
+    "",
+    "   ```sh",
+    `   ${command}`,
+    "   2. not an exercise: inside a code block",
+    "   ```",
+    "",
+    "2. **Another.** Run `pnpm --filter @harness/s09-made-up test test/loop.test.ts`.",
+    "## What comes next",
+    "3. not an exercise: another section",
+  ].join("\n");
+  const exercises: Exercise[] = [
+    { id: 1, file: "src/loop.ts", find: "a", replace: "b", test: "stops after maxTurns", expect: "fail" },
+    { id: 2, file: "src/loop.ts", find: "c", replace: "d", test: "test/loop.test.ts", expect: "pass" },
+  ];
+  const check = (markdown: string, list: Exercise[] | undefined) =>
+    writtenExerciseProblems({ folder: "s09-made-up" }, "@harness/s09-made-up", "README.md", markdown, list).map(
+      (p) => p.message,
+    );
+
+  it("reads the numbered exercises of the section, code blocks inside them included", () => {
+    const items = writtenExercises(text, "## Exercises");
+    expect(items?.map((item) => item.number)).toEqual([1, 2]);
+    expect(items?.[0].text).toContain(command);
+    expect(writtenExercises(text, "## 练习")).toBeUndefined();
+  });
+
+  it("finds nothing wrong when each exercise shows its command", () => {
+    expect(check(text, exercises)).toEqual([]);
+  });
+
+  it("names an exercise that does not show its command", () => {
+    expect(check(text.replace(command, "pnpm test"), exercises)).toEqual([
+      `README.md: exercise 1 does not show its command: ${command}`,
+    ]);
+  });
+
+  it("wants one written exercise per manifest entry, and a manifest for a written section", () => {
+    expect(check(text, exercises.slice(0, 1))[0]).toMatch(/numbered 1, 2; test\/exercises.ts has 1/);
+    expect(check(text, undefined)).toEqual([
+      "README.md: has an exercises section but the chapter has no test/exercises.ts to check it",
+    ]);
+    expect(check("# s09\n## Try it\n", undefined)).toEqual([]);
+  });
+});
+
+describe("exerciseOutcome", () => {
+  const report = (failed: number, passed: number, message = ""): VitestReport => ({
+    numFailedTests: failed,
+    numPassedTests: passed,
+    testResults: [{ name: "/x/test/a.test.ts", status: failed > 0 || message ? "failed" : "passed", message }],
+  });
+
+  it("holds a red test as a fail, and a green one as a pass", () => {
+    expect(exerciseOutcome({ exitCode: 1, report: report(2, 0) }, "fail")).toEqual({
+      ok: true,
+      summary: "red as expected: 2 failed, 0 passed",
+    });
+    expect(exerciseOutcome({ exitCode: 0, report: report(0, 1) }, "pass").ok).toBe(true);
+  });
+
+  it("does not hold a change that leaves the test green as a fail", () => {
+    expect(exerciseOutcome({ exitCode: 0, report: report(0, 1) }, "fail").ok).toBe(false);
+    expect(exerciseOutcome({ exitCode: 1, report: report(1, 0) }, "pass").ok).toBe(false);
+  });
+
+  it("does not hold a test file that broke before its tests ran as a fail", () => {
+    const broken = report(0, 0, "Transform failed with 1 error:\n[PARSE_ERROR] Expected a semicolon");
+    expect(exerciseOutcome({ exitCode: 1, report: broken }, "fail")).toEqual({
+      ok: false,
+      summary:
+        "a test file failed before its tests ran (Transform failed with 1 error: [PARSE_ERROR] Expected a semicolon); 0 failed, 0 passed",
+    });
+  });
+
+  it("does not hold a run with no test, no report or a kill", () => {
+    expect(exerciseOutcome({ exitCode: 0, report: report(0, 0) }, "pass").summary).toBe(
+      "expected the test to pass, but no test ran",
+    );
+    expect(exerciseOutcome({ exitCode: 1, report: undefined }, "fail").ok).toBe(false);
+    expect(exerciseOutcome({ exitCode: null, report: report(1, 0) }, "fail").ok).toBe(false);
+  });
+});

@@ -1,0 +1,50 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { openRegularFile, writeAt } from "../../src/tools/open-regular-file.ts";
+import { tempWorkdir } from "../temp-workdir.ts";
+
+describe("openRegularFile", () => {
+  it("opens a regular file to read, with its stats", async () => {
+    const cwd = tempWorkdir();
+    writeFileSync(join(cwd, "a.txt"), "alpha\n");
+    const opened = await openRegularFile(join(cwd, "a.txt"), "a.txt", "read");
+    expect(opened.ok && opened.info.size).toBe(6);
+    if (opened.ok) {
+      expect((await opened.handle.readFile("utf8")).toString()).toBe("alpha\n");
+      await opened.handle.close();
+    }
+  });
+
+  it("opens a regular file to change it in place", async () => {
+    const cwd = tempWorkdir();
+    writeFileSync(join(cwd, "a.txt"), "alpha\n");
+    const opened = await openRegularFile(join(cwd, "a.txt"), "a.txt", "write");
+    if (!opened.ok) throw new Error(opened.reason);
+    await writeAt(opened.handle, Buffer.from("ALP"), 0);
+    await opened.handle.close();
+    expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("ALPha\n");
+  });
+
+  it.each(["read", "write"] as const)("answers a pipe, a directory and a missing file as values (%s)", async (mode) => {
+    const cwd = tempWorkdir();
+    execFileSync("mkfifo", [join(cwd, "pipe")]);
+    mkdirSync(join(cwd, "dir"));
+    expect(await openRegularFile(join(cwd, "pipe"), "pipe", mode)).toEqual({
+      ok: false,
+      code: "not_a_file",
+      reason: "pipe is a named pipe, not a regular file.",
+    });
+    expect(await openRegularFile(join(cwd, "dir"), "dir", mode)).toEqual({
+      ok: false,
+      code: "not_a_file",
+      reason: "dir is a directory; use glob to list its files.",
+    });
+    expect(await openRegularFile(join(cwd, "nope"), "nope", mode)).toEqual({
+      ok: false,
+      code: "not_found",
+      reason: "nope does not exist.",
+    });
+  });
+});

@@ -1,0 +1,27 @@
+/**
+ * s03's command line: `pnpm s03 [options] [prompt]`. The shared CLI contract, with a streamed
+ * display and Ctrl-C: the first press stops the work in flight and returns to the prompt, a
+ * second exits with 130.
+ */
+import { type ChapterCli, runChapterCli } from "@harness/shared";
+import { agentLoop } from "./agent-loop.ts";
+import type { AgentStopReason } from "./agent-stop-reason.ts";
+import { terminalObserver } from "./terminal-observer.ts";
+
+const chapter: ChapterCli<AgentStopReason> = {
+  command: "s03",
+  summary: "a streamed response, and Ctrl-C that keeps the history valid",
+  interruptible: true,
+  exitCodes: { aborted: 130 },
+  run: (history, { client, model, options, signal, view }) =>
+    agentLoop(client, history, {
+      model,
+      cwd: options.cwd,
+      maxTurns: options.maxTurns,
+      bashTimeoutMs: options.bashTimeoutSeconds * 1000,
+      signal,
+      observer: terminalObserver(view),
+    }),
+};
+
+process.exit(await runChapterCli(chapter, process.argv.slice(2)));

@@ -1,0 +1,374 @@
+/**
+ * The chapter text cannot drift from the code: every ```ts excerpt is found verbatim in the
+ * sources, the whole loop is the loop, the ```diff is the real diff between s02's loop and this
+ * one, the numbers are the code's, the tables list what the code does, and every sample of output
+ * is what the CLI prints when the command shown above it runs (offline, in a temporary directory).
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DEFAULT_MODEL_TIMEOUT_SECONDS, encodeSse, exitCodeFor, usage } from "@harness/shared";
+import { codeFences, containsRun, normalisedLines, proseOf, readChapterCli, sourceLines } from "@harness/testkit";
+import { afterAll, describe, expect, it } from "vitest";
+import { STREAM_RETRIES } from "../src/stream-turn.ts";
+
+const CHAPTER = join(import.meta.dirname, "..");
+const REPO = join(CHAPTER, "..");
+const READMES = ["README.md", "README.zh.md"] as const;
+const CLI = readChapterCli(CHAPTER);
+/** The two chapters whose CLI the text runs: s02's in the problem, this one's everywhere else. */
+const CHAPTER_FOLDERS: Record<string, string> = { s02: "s02-tool-dispatch", s03: "s03-streaming" };
+/** The directory the text's commands play in; the test plays in a temporary one instead. */
+const PLAY_DIR = "/tmp/s03-play";
+
+function readme(name: string): string {
+  return readFileSync(join(CHAPTER, name), "utf8");
+}
+
+const SOURCES = sourceLines([
+  join(CHAPTER, "src"),
+  join(REPO, "s02-tool-dispatch", "src"),
+  join(REPO, "shared", "src"),
+]);
+
+/** Every number a pattern captures. */
+function captures(text: string, pattern: RegExp): number[] {
+  return [...text.matchAll(pattern)].map((m) => Number(m[1]));
+}
+
+/** The numbers the text states, each stated at least once per language, always as the code's value. */
+const NUMBERS: { what: string; value: number; patterns: RegExp[] }[] = [
+  {
+    what: "the retries of a stream that failed before any content (STREAM_RETRIES)",
+    value: STREAM_RETRIES,
+    patterns: [/`STREAM_RETRIES` \((\d+)\)/g, /up to `STREAM_RETRIES` \((\d+)\) times/g, /最多 (\d+) 次/g],
+  },
+  {
+    what: "the longest wait for a silent stream, in timeouts (STREAM_RETRIES + 1)",
+    value: STREAM_RETRIES + 1,
+    patterns: [/(\d+) × the timeout/g, /超时的 (\d+) 倍/g],
+  },
+  {
+    what: "the model timeout by default (DEFAULT_MODEL_TIMEOUT_SECONDS)",
+    value: DEFAULT_MODEL_TIMEOUT_SECONDS,
+    patterns: [/`--model-timeout`, default (\d+) s/g, /`--model-timeout`，默认 (\d+) 秒/g],
+  },
+  {
+    what: "the exit status of an interrupted run (EXIT_CODES.aborted)",
+    value: exitCodeFor("aborted", CLI.exitCodes),
+    patterns: [/exits? with (\d+)/g, /状态码 (\d+)/g],
+  },
+];
+
+/** The body of a `##` section (up to the next `##`), or "" when there is none. */
+function section(markdown: string, heading: string): string {
+  const start = markdown.indexOf(`\n${heading}\n`);
+  if (start === -1) return "";
+  const rest = markdown.slice(start + heading.length + 2);
+  const end = rest.search(/^## /m);
+  return end === -1 ? rest : rest.slice(0, end);
+}
+
+/** The `agentLoop` function of a loop file, from its doc comment to its closing brace. */
+function loopFunction(source: string): string {
+  const start = source.lastIndexOf("/**", source.indexOf("export async function agentLoop("));
+  const end = source.indexOf("\n}\n", start) + 3;
+  return source.slice(start, end);
+}
+
+function withoutTrailingSpace(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => line.trimEnd())
+    .join("\n")
+    .trimEnd();
+}
+
+/** A diff hunk's two sides: the lines it removes with its context, and the lines it adds with its context. */
+function hunkSides(hunk: string): { before: string[]; after: string[] } {
+  const lines = hunk.split("\n").filter((line) => line !== "");
+  const side = (keep: string) =>
+    normalisedLines(
+      lines
+        .filter((line) => line[0] === " " || line[0] === keep)
+        .map((line) => line.slice(1))
+        .join("\n"),
+    );
+  return { before: side("-"), after: side("+") };
+}
+
+/** The lines a diff removes and adds (`-…`, `+…`), whitespace normalised, file headers left out. */
+function changedLines(diff: string): string[] {
+  return diff
+    .split("\n")
+    .filter((line) => /^[-+]/.test(line) && !/^(---|\+\+\+) /.test(line))
+    .map((line) => `${line[0]}${line.slice(1).trim().replace(/\s+/g, " ")}`)
+    .filter((line) => line.length > 1);
+}
+
+/** The real diff of the two loop files, without the changes to their header comments. */
+function realLoopDiff(): string[] {
+  const run = spawnSync(
+    "git",
+    ["diff", "--no-index", "--", "s02-tool-dispatch/src/agent-loop.ts", "s03-streaming/src/agent-loop.ts"],
+    { cwd: REPO, encoding: "utf8" },
+  );
+  expect(run.status, run.stderr).toBe(1); // 1: the files differ
+  // the first hunk starts in the header comment; its changed lines up to the first import are the header's
+  const headerEnd = run.stdout.indexOf("\n import ");
+  return changedLines(run.stdout).slice(changedLines(run.stdout.slice(0, headerEnd)).length);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The samples: a ```sh block whose last line runs a chapter, followed at once by a ```text block
+// of what the terminal showed. Prompts typed at the REPL are the text after `sNN >> `; Ctrl-C is
+// pressed while `sleep 30` runs, and at a prompt the sample ends on.
+
+interface Sample {
+  command: string;
+  transcript: string;
+}
+
+function samplesOf(markdown: string): Sample[] {
+  const found: Sample[] = [];
+  for (const match of markdown.matchAll(/^```sh\n([\s\S]*?)^```\n\n```text\n([\s\S]*?)^```$/gm)) {
+    const command = match[1].trimEnd().split("\n").at(-1) ?? "";
+    if (/^pnpm s0\d /.test(command)) found.push({ command, transcript: match[2] });
+  }
+  return found;
+}
+
+/** Split a command line into words, as sh does for the quoting the samples use ('…', "…"). */
+function shellWords(line: string): string[] {
+  return [...line.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
+}
+
+/** What a run prints that varies between runs: the token estimates (the prompt names the directory). */
+function normalised(transcript: string): string {
+  return withoutTrailingSpace(transcript.replace(/~\d+ in \/ ~\d+ out tokens/g, "~N in / ~N out tokens"));
+}
+
+/** The test's environment without keys, endpoints or a model id, so nothing reaches the network. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(ANTHROPIC_|MODEL_ID$|INIT_CWD$|DEBUG$)/.test(name)),
+  );
+  return { ...env, NO_COLOR: "1", HARNESS_HOME: tempDir("s03-readme-home-"), ...extra };
+}
+
+const made: string[] = [];
+const children: ChildProcess[] = [];
+const servers: { close(): void }[] = [];
+afterAll(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  for (const server of servers.splice(0)) server.close();
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(prefix: string): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  made.push(dir);
+  return dir;
+}
+
+/** The play directory, made by the text's own setup command with the temporary path in its place. */
+function playDir(markdown: string): string {
+  const setup = codeFences(markdown, "sh").find((block) => block.startsWith(`mkdir -p ${PLAY_DIR}`));
+  expect(setup, `a \`\`\`sh block starting with mkdir -p ${PLAY_DIR}`).toBeDefined();
+  const dir = tempDir("s03-play-");
+  const ran = spawnSync("sh", ["-c", (setup ?? "").replaceAll(PLAY_DIR, dir)], { encoding: "utf8" });
+  expect(ran.status, ran.stderr).toBe(0);
+  return dir;
+}
+
+/**
+ * Run a sample's command as a reader would at a terminal, typing its prompts and pressing Ctrl-C
+ * where it does; return what the terminal shows (the start line from stderr, then stdout with the
+ * typed prompts echoed after each `sNN >> `) and the exit status.
+ */
+async function runSample(sample: Sample, dir: string): Promise<{ shown: string; code: number | null }> {
+  const [pnpm, script, ...args] = shellWords(sample.command);
+  expect(pnpm).toBe("pnpm");
+  const main = join(REPO, CHAPTER_FOLDERS[script], "src", "main.ts");
+  const prompt = `${script} >> `;
+  const typed = [...sample.transcript.matchAll(new RegExp(`^${script} >> (.+)$`, "gm"))].map((m) => m[1]);
+  const endsAtPrompt = sample.transcript.trimEnd().endsWith(prompt.trimEnd());
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", main, ...args.map((arg) => arg.replaceAll(PLAY_DIR, dir))],
+    { cwd: REPO, env: cleanEnv(), stdio: ["pipe", "pipe", "pipe"] },
+  );
+  children.push(child);
+  let stdout = "";
+  let stderr = "";
+  let sent = 0;
+  let interrupts = 0;
+  const count = (needle: string) => stdout.split(needle).length - 1;
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+    if (count("  bash: sleep 30\n") > interrupts && stdout.endsWith("  bash: sleep 30\n")) {
+      interrupts++;
+      child.kill("SIGINT"); // the command that would run for 30 s
+    } else if (count(prompt) > sent) {
+      if (sent < typed.length) child.stdin.write(`${typed[sent]}\n`);
+      else if (endsAtPrompt)
+        child.kill("SIGINT"); // Ctrl-C at the prompt
+      else child.stdin.end();
+      sent++;
+    }
+  });
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  const [start, ...errors] = stderr.split("\n").filter(Boolean);
+  expect(errors).toEqual([]);
+  let at = 0;
+  const echoed = stdout.replaceAll(prompt, () => (at < typed.length ? `${prompt}${typed[at++]}\n` : prompt));
+  return { shown: `${start}\n${echoed}`, code };
+}
+
+/** An endpoint on 127.0.0.1 that answers every request with `handler`. */
+async function endpoint(handler: (res: ServerResponse) => void): Promise<string> {
+  const server = createServer((req, res) => {
+    req.resume();
+    handler(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  servers.push({
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** The error line s03 prints against an endpoint; its address written as the text writes it. */
+async function errorLine(url: string, args: string[]): Promise<string> {
+  const child = spawn(process.execPath, ["--import", "tsx", join(CHAPTER, "src", "main.ts"), ...args, "hi"], {
+    cwd: REPO,
+    env: cleanEnv({ ANTHROPIC_AUTH_TOKEN: "k", ANTHROPIC_BASE_URL: url }),
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  children.push(child);
+  let stderr = "";
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  expect(await new Promise((resolve) => child.on("close", resolve))).toBe(1);
+  return (stderr.split("\n").find((line) => line.startsWith("s03: error: ")) ?? stderr).replaceAll(
+    url,
+    "http://127.0.0.1:8080",
+  );
+}
+
+describe.each(READMES)("%s", (name) => {
+  const text = readme(name);
+
+  it.each(NUMBERS)("states $what as the code's value", ({ value, patterns }) => {
+    const found = patterns.flatMap((pattern) => captures(proseOf(text), pattern));
+    expect(found.length).toBeGreaterThan(0);
+    for (const n of found) expect(n).toBe(value);
+  });
+
+  it("lists each exit status as the CLI maps it", () => {
+    const rows = [...proseOf(text).matchAll(/^\|\s*(\d+)\s*\|\s*(.+?)\s*\|$/gm)];
+    expect(rows.map((row) => Number(row[1]))).toEqual([0, 2, 3, 1, 130]);
+    for (const [, code, meaning] of rows) {
+      const named = /^`(\w+)`/.exec(meaning)?.[1] ?? "error";
+      expect(exitCodeFor(named, CLI.exitCodes), meaning).toBe(Number(code));
+    }
+  });
+
+  it("shows the CLI's own --help text", () => {
+    expect(codeFences(text, "text")).toContain(`${usage(CLI.command, CLI.summary, [], CLI.exitCodes)}\n`);
+  });
+
+  it("quotes every ts excerpt verbatim from the sources", () => {
+    const excerpts = codeFences(text, "ts");
+    expect(excerpts.length).toBeGreaterThanOrEqual(4);
+    for (const excerpt of excerpts) {
+      const where = SOURCES.filter((source) => containsRun(source.lines, normalisedLines(excerpt)));
+      expect(where.length, `not found in the sources:\n${excerpt}`).toBeGreaterThan(0);
+    }
+  });
+
+  it("shows the whole loop in one block, as it is in src/agent-loop.ts", () => {
+    const heading = name === "README.md" ? "## The whole loop" : "## 完整的循环";
+    const blocks = codeFences(section(text, heading), "ts");
+    expect(blocks).toHaveLength(1);
+    const source = readFileSync(join(CHAPTER, "src", "agent-loop.ts"), "utf8");
+    expect(withoutTrailingSpace(blocks[0])).toBe(withoutTrailingSpace(loopFunction(source)));
+  });
+
+  it("shows the real diff of s02's loop against this one: every hunk real, every change in it", () => {
+    const loop = (chapter: string) =>
+      normalisedLines(readFileSync(join(REPO, chapter, "src", "agent-loop.ts"), "utf8"));
+    const [s02, s03] = [loop("s02-tool-dispatch"), loop("s03-streaming")];
+    const diffs = codeFences(text, "diff");
+    expect(diffs).toHaveLength(1);
+    const hunks = diffs[0].split(/^@@.*$/m).filter((h) => h.trim() !== "");
+    expect(hunks.length).toBe(11);
+    for (const hunk of hunks) {
+      const { before, after } = hunkSides(hunk);
+      expect(containsRun(s02, before), `not in s02's loop:\n${before.join("\n")}`).toBe(true);
+      expect(containsRun(s03, after), `not in s03's loop:\n${after.join("\n")}`).toBe(true);
+    }
+    expect(changedLines(diffs[0])).toEqual(realLoopDiff());
+  });
+
+  it("adds aborted to the stop-reason table", () => {
+    expect(text).toMatch(/^\|[^|\n]*Ctrl-C[^|\n]*\|\s*`aborted`\s*\|/m);
+  });
+});
+
+describe("the samples of README.md, run", { timeout: 120_000 }, () => {
+  const text = readme("README.md");
+  const samples = samplesOf(text);
+
+  it("has the problem's s02 session, the s03 session and the one-shot run", () => {
+    expect(samples.map((s) => s.command)).toEqual([
+      `pnpm s02 --offline --cwd ${PLAY_DIR}`,
+      `pnpm s03 --offline --cwd ${PLAY_DIR}`,
+      `pnpm s03 --offline --cwd ${PLAY_DIR} 'Run \`sleep 30\`'`,
+    ]);
+  });
+
+  it.each(samples.map((sample) => [sample.command, sample] as const))(
+    "prints what `%s` prints, exiting with 130 on Ctrl-C",
+    async (_, sample) => {
+      const { shown, code } = await runSample(sample, playDir(text));
+      // a terminal echoes Ctrl-C as ^C where no line reader holds it (a one-shot run)
+      expect(normalised(shown)).toBe(normalised(sample.transcript.replaceAll("^C", "")));
+      expect(code).toBe(exitCodeFor("aborted", CLI.exitCodes));
+    },
+  );
+
+  it("quotes the lines s03 prints for an endpoint that is not a stream, or a silent one", async () => {
+    const lines = codeFences(text, "text")
+      .flatMap((block) => block.split("\n"))
+      .filter((line) => line.startsWith("s03: error: "));
+    const html = await endpoint((res) =>
+      res.writeHead(200, { "content-type": "text/html" }).end("<html><body>Sign in</body></html>"),
+    );
+    const silent = await endpoint((res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(encodeSse({ event: "ping", data: { type: "ping" } })); // and then nothing
+    });
+    expect(lines).toEqual([await errorLine(html, []), await errorLine(silent, ["--model-timeout", "1"])]);
+  });
+});
+
+describe("the chapter text", () => {
+  it("gives the same code and samples in English and Chinese", () => {
+    const [en, zh] = READMES.map(readme);
+    const strip = (block: string) => block.replace(/\s+#.*$/gm, "").replace(/^@@.*$/gm, "@@"); // comments are translated
+    for (const lang of ["ts", "text", "sh", "diff"]) {
+      expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
+    }
+  });
+});

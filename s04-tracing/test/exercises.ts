@@ -1,0 +1,51 @@
+/**
+ * The exercises of this chapter's text, as data that `pnpm test:exercises` checks: each makes one
+ * change to the code and names the test it turns red (`expect: "fail"`) or leaves green
+ * (`expect: "pass"`). Test infrastructure, not part of the chapter; the fields are described in
+ * docs/README.md ("Exercises").
+ */
+export const exercises = [
+  {
+    // the iteration in progress written only when the run ends with an answer: every other exit loses it
+    id: 1,
+    file: "src/run-recorder.ts",
+    find: "    this.open?.write();\n    this.open = undefined;",
+    replace: '    if (result.stopReason === "final_answer") this.open?.write();\n    this.open = undefined;',
+    test: "every completed iteration, then the run's end",
+    expect: "fail",
+  },
+  {
+    // every request written whole (no base): the lines grow with the history, the trace with its square
+    id: 2,
+    file: "src/trace-writer.ts",
+    find: "request: requestDelta(sent, n, this.last)",
+    replace: "request: requestDelta(sent, n)",
+    test: "keeps each record about the same size as the history grows",
+    expect: "fail",
+  },
+  {
+    // iterations kept in memory and written when the run ends: kill -9 mid-run leaves nothing on disk
+    id: 3,
+    file: "src/trace-writer.ts",
+    find: `  /** Append one record as one line; it is on disk when this returns. */
+  write(record: TraceRecord): void {
+    const line = Buffer.from(\`\${redactLine(JSON.stringify(record), this.secrets)}\\n\`);
+    this.fd ??= openSync(this.path, "a");
+    for (let done = 0; done < line.length; ) done += writeSync(this.fd, line, done);
+  }`,
+    replace: `  /** Lines kept in memory until the run ends: one write per run instead of one per iteration. */
+  private readonly buffered: Buffer[] = [];
+
+  /** Append one record as one line, when the run ends. */
+  write(record: TraceRecord): void {
+    this.buffered.push(Buffer.from(\`\${redactLine(JSON.stringify(record), this.secrets)}\\n\`));
+    if (record.type === "iteration") return;
+    this.fd ??= openSync(this.path, "a");
+    for (const line of this.buffered.splice(0)) {
+      for (let done = 0; done < line.length; ) done += writeSync(this.fd, line, done);
+    }
+  }`,
+    test: "leaves a readable trace when killed with SIGKILL mid-run",
+    expect: "fail",
+  },
+];

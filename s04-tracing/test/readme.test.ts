@@ -1,0 +1,311 @@
+/**
+ * The chapter text against the code: every ```ts excerpt is real (its lines appear, in order, in
+ * one file of src/), the whole loop is the source's, every ```diff hunk is a real piece of the diff
+ * between s03's loop and this one and no change is left out, the sample record has the fields a
+ * real record has, the numbers the text states are the code's, and every sample run is the output
+ * of that command run again offline.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
+import { isValidHistory, projectSlug, REPO_ROOT, reply, textReply, toolUse } from "@harness/shared";
+import { codeFences, containsRun, normalisedLines, sourceLines } from "@harness/testkit";
+import { afterAll, describe, expect, it } from "vitest";
+import { knownSecrets, redactLine } from "../src/redact.ts";
+import { isValidTraceId, TRACE_FORMAT } from "../src/trace-record.ts";
+import { traceDir } from "../src/trace-writer.ts";
+import { scriptedTrace } from "./scripted-trace.ts";
+
+const CHAPTER = join(REPO_ROOT, "s04-tracing");
+const SRC = join(CHAPTER, "src");
+const READMES = ["README.md", "README.zh.md"];
+const REPO = REPO_ROOT;
+const S03_LOOP = join(REPO, "s03-streaming", "src", "agent-loop.ts");
+const S04_LOOP = join(SRC, "agent-loop.ts");
+
+const text = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
+
+/** Every key path of a JSON value, arrays read through their first element. */
+function keyPaths(value: unknown, prefix = ""): string[] {
+  if (Array.isArray(value)) return value.length ? keyPaths(value[0], `${prefix}[]`) : [`${prefix}[]`];
+  if (value === null || typeof value !== "object") return [prefix];
+  return Object.entries(value).flatMap(([key, v]) => [`${prefix}.${key}`, ...keyPaths(v, `${prefix}.${key}`)]);
+}
+
+describe.each(READMES)("%s", (name) => {
+  const markdown = text(name);
+
+  it("quotes only real code: each ts excerpt appears line for line in one file of src/", () => {
+    const sources = sourceLines([SRC]);
+    const excerpts = codeFences(markdown, "ts");
+    expect(excerpts.length).toBeGreaterThanOrEqual(4);
+    for (const excerpt of excerpts) {
+      const found = sources.some((source) => containsRun(source.lines, normalisedLines(excerpt)));
+      expect(found, `not in src/:\n${excerpt}`).toBe(true);
+    }
+  });
+
+  it("shows a sample record, and the next record's request, with exactly the fields real ones have", async () => {
+    const blocks = codeFences(markdown, "json").map((block) => JSON.parse(block));
+    const sample = blocks.find((block) => block.type === "iteration");
+    const nextRequest = blocks.find((block) => block.n === 2);
+    const { writer, messages } = await scriptedTrace([
+      reply([toolUse("read_file", { path: "notes.txt" })]),
+      textReply("Done."),
+    ]);
+    // the lines as written
+    const [first, second] = readFileSync(writer.path, "utf8")
+      .split("\n")
+      .map((line) => JSON.parse(line || "null"));
+    const relevant = (paths: string[]) =>
+      // the message and tool shapes are the API's, not this chapter's
+      [
+        ...new Set(
+          paths.filter(
+            (p) => !/^(\.request)?\.(messages|tools)\[\]\./.test(p) && !/^\.response\.content\[\]\./.test(p),
+          ),
+        ),
+      ].sort();
+    expect(relevant(keyPaths(sample))).toEqual(relevant(keyPaths(first)));
+    expect(sample.version).toBe(TRACE_FORMAT);
+    expect(relevant(keyPaths(nextRequest))).toEqual(relevant(keyPaths(second.request)));
+    expect(nextRequest).toMatchObject({ n: 2, base: 1, keep: 1 });
+    expect(second.request).toMatchObject({ n: 2, base: 1, keep: 1 });
+    // offline, the model that answered is the scripted one, whatever the request named
+    expect(sample.response.model).toBe(first.response.model);
+    expect(isValidHistory(messages)).toBe(true);
+  });
+
+  it("states the numbers the code uses", () => {
+    // redaction: secrets of 8 characters or more; key shapes of sk-ant- and 8 or more characters
+    expect(knownSecrets({ ANTHROPIC_API_KEY: "1234567" })).toEqual([]);
+    expect(knownSecrets({ ANTHROPIC_API_KEY: "12345678" })).toContain("12345678");
+    expect(redactLine("sk-ant-1234567", [])).toBe("sk-ant-1234567");
+    expect(redactLine("sk-ant-12345678", [])).toBe("[REDACTED]");
+    // ids: at most 100 characters
+    expect(isValidTraceId("a".repeat(100))).toBe(true);
+    expect(isValidTraceId("a".repeat(101))).toBe(false);
+    // three kinds of line
+    expect(readFileSync(join(SRC, "trace-record.ts"), "utf8").match(/^ {2}type: "\w+";$/gm)).toHaveLength(3);
+    // six tool schemas of about 3 KB
+    expect(ALL_TOOLS).toHaveLength(6);
+    expect(Math.round(JSON.stringify(ALL_TOOLS.map(toApiTool)).length / 1000)).toBe(3);
+    // the benchmarks' targets
+    const scenario = (file: string) => readFileSync(join(REPO_ROOT, "bench", "scenarios", file), "utf8");
+    expect(scenario("tracing-overhead.ts")).toMatch(/TARGET_OVERHEAD = 0\.02;/);
+    expect(scenario("tracing-overhead.ts")).toMatch(/ITERATIONS = 1000;/);
+    expect(scenario("trace-view.ts")).toMatch(/TARGET_MS = 1000;/);
+    expect(scenario("trace-view.ts")).toMatch(/ITERATIONS = 1000;/);
+
+    // where traces live: a project's slug as the text shows it
+    expect(markdown).toContain("~/.harness/projects/<project>/traces/<id>.jsonl");
+    expect(markdown).toContain(`\`/work/main\` → \`${projectSlug("/work/main")}\``);
+    expect(traceDir("/work/main", { HARNESS_HOME: "/h" })).toBe(
+      join("/h", "projects", projectSlug("/work/main"), "traces"),
+    );
+    // the size benchmark's run lengths
+    expect(scenario("tracing-overhead.ts")).toMatch(/SIZE_TURNS = \[10, 100, 1000\];/);
+
+    const numbers = markdown.replace(/,(\d{3})/g, "$1").replace(/\s+/g, " ");
+    if (name === "README.md") {
+      expect(numbers).toContain("shorter than 8 characters");
+      expect(numbers).toContain("at least 8 key characters");
+      expect(numbers).toContain("at most 100 characters");
+      expect(numbers).toContain("three kinds of line");
+      expect(numbers).toContain("six tool");
+      expect(numbers).toContain("about 3 KB");
+      expect(numbers).toContain("under 2% of loop time");
+      expect(numbers).toContain("1000 iterations");
+      expect(numbers).toContain("under 1 s");
+      expect(numbers).toContain("10, 100 and 1000 turns");
+    } else {
+      expect(numbers).toContain("少于 8 个字符");
+      expect(numbers).toContain("至少 8 个");
+      expect(numbers).toContain("最多 100 个字符");
+      expect(numbers).toContain("三种");
+      expect(numbers).toContain("六个工具");
+      expect(numbers).toContain("约 3 KB");
+      expect(numbers).toContain("2%");
+      expect(numbers).toContain("1000 次迭代");
+      expect(numbers).toContain("1 秒");
+      expect(numbers).toContain("10、100 和 1000 轮");
+    }
+  });
+});
+
+/** agentLoop in the source, from its doc comment to its closing brace, trailing whitespace trimmed. */
+function agentLoopSource(): string {
+  const lines = readFileSync(S04_LOOP, "utf8").split("\n");
+  const signature = lines.findIndex((line) => line.startsWith("export async function agentLoop("));
+  const start = lines.slice(0, signature).lastIndexOf("/**");
+  const end = lines.indexOf("}", signature);
+  return lines
+    .slice(start, end + 1)
+    .map((line) => line.trimEnd())
+    .join("\n");
+}
+
+/** The lines of a file's first doc comment (its header), as written. */
+function headerComment(path: string): string[] {
+  const lines = readFileSync(path, "utf8").split("\n");
+  return lines.slice(0, lines.indexOf(" */") + 1);
+}
+
+/** A diff hunk's two sides: the lines it removes with its context, and the lines it adds with its context. */
+function hunkSides(hunk: string): { before: string[]; after: string[] } {
+  const lines = hunk.split("\n").filter((line) => line !== "");
+  const side = (keep: string) =>
+    normalisedLines(
+      lines
+        .filter((line) => line[0] === " " || line[0] === keep)
+        .map((line) => line.slice(1))
+        .join("\n"),
+    );
+  return { before: side("-"), after: side("+") };
+}
+
+/** The lines a diff removes or adds, each with its sign, trailing whitespace trimmed. */
+function changedLines(diff: string): string[] {
+  return diff
+    .split("\n")
+    .filter((line) => /^[-+]/.test(line) && !/^(?:---|\+\+\+) /.test(line))
+    .map((line) => line.trimEnd());
+}
+
+describe.each(READMES)("%s: the loop and the diff", (name) => {
+  const markdown = text(name);
+
+  it("shows the whole loop: one ts block that is agentLoop as the source has it, doc comment included", () => {
+    const whole = codeFences(markdown, "ts").filter((block) => block.includes("export async function agentLoop("));
+    expect(whole).toEqual([`${agentLoopSource()}\n`]);
+  });
+
+  it("shows diff hunks that are real: s03's loop on one side, this chapter's on the other", () => {
+    const [s03, s04] = [S03_LOOP, S04_LOOP].map((path) => normalisedLines(readFileSync(path, "utf8")));
+    const [diff] = codeFences(markdown, "diff");
+    const hunks = diff.split(/^@@.*$/m).filter((h) => h.trim() !== "");
+    expect(hunks.length).toBe(7);
+    for (const hunk of hunks) {
+      const { before, after } = hunkSides(hunk);
+      expect(containsRun(s03, before), `not in s03's loop:\n${before.join("\n")}`).toBe(true);
+      expect(containsRun(s04, after), `not in s04's loop:\n${after.join("\n")}`).toBe(true);
+    }
+  });
+
+  it("leaves out no change of the real diff but the file's header comment", () => {
+    const run = spawnSync("git", ["diff", "--no-index", "--no-color", "--", S03_LOOP, S04_LOOP], { encoding: "utf8" });
+    expect(run.status, run.stderr).toBe(1);
+    const shown = changedLines(codeFences(markdown, "diff")[0]);
+    const real = changedLines(run.stdout).filter(
+      (line) => !headerComment(line[0] === "-" ? S03_LOOP : S04_LOOP).includes(line.slice(1)),
+    );
+    expect(real.length).toBeGreaterThan(0);
+    expect(real.filter((line) => !shown.includes(line))).toEqual([]);
+  });
+});
+
+describe("the chapter text", () => {
+  it("gives the same code in English and Chinese", () => {
+    const [en, zh] = READMES.map(text);
+    const strip = (block: string) => block.replace(/\s+#.*$/gm, "").replace(/^@@.*$/gm, "@@"); // comments are translated
+    for (const lang of ["ts", "json", "text", "sh", "diff", ""]) {
+      expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
+    }
+  });
+});
+
+/**
+ * The sample runs: a ```sh block holding one `pnpm s03 ...`, `pnpm s04 ...` or `pnpm trace ...`
+ * command, followed by a ```text or ```json block, is that command's output. They are run again
+ * offline, in order (the tracer reads what the runs before it wrote), in a fresh copy of the
+ * sample directory the text's setup block makes, with a harness home of their own. What is
+ * normalised: the directory's path (the copy's has the same length, as the scripted model
+ * estimates tokens from the request's size and the system prompt names the directory) and its
+ * project name, the harness home (shown as ~/.harness), clock times, dates and durations. The
+ * json sample is the messages of the request `--request N` prints.
+ */
+describe("the sample runs in README.md", () => {
+  const markdown = text("README.md");
+  const SAMPLE_DIR = "/tmp/s04-sample";
+  const setup = codeFences(markdown, "sh").find((block) => block.startsWith(`mkdir -p ${SAMPLE_DIR}\n`));
+  const samples = [
+    ...markdown.matchAll(
+      /^```sh\n(pnpm (?:s0\d|trace) [^\n]*)\n```\n\n(?:(?!```)[\s\S])*?```(text|json)\n([\s\S]*?)^```$/gm,
+    ),
+  ].map(([, command, lang, output]) => ({ command, lang, output }));
+  const scripts = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).scripts as Record<string, string>;
+  const dir = mkdtempSync("/tmp/s04-");
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("has a setup block and the samples: s03's blind spot, then s04's trace read back", () => {
+    expect(setup).toBeDefined();
+    expect(samples.map((s) => s.command.split(" ").slice(1, 3).join(" "))).toEqual([
+      "s03 --cwd",
+      "s04 --trace=turn2",
+      "trace show",
+      "trace show",
+      "trace list",
+    ]);
+  });
+
+  it("shows what each command prints", { timeout: 120_000 }, async () => {
+    expect(dir.length).toBe(SAMPLE_DIR.length);
+    const made = spawnSync("sh", ["-c", (setup ?? "").replaceAll(SAMPLE_DIR, dir)], { encoding: "utf8" });
+    expect(made.status, made.stderr).toBe(0);
+    const home = join(dir, ".home");
+    for (const { command, lang, output } of samples) {
+      const [, chapter, ...rest] = words(command);
+      const [program, ...args] = scripts[chapter].split(" ");
+      const stdout = await run(program, [...args, ...rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir))], home);
+      if (lang === "json") {
+        expect(JSON.parse(output), command).toEqual(JSON.parse(stdout.replaceAll(dir, SAMPLE_DIR)).messages);
+        continue;
+      }
+      const normal = (out: string) =>
+        out
+          .replaceAll(home, "~/.harness")
+          .replaceAll(projectSlug(dir), projectSlug(SAMPLE_DIR))
+          .replaceAll(dir, SAMPLE_DIR)
+          .replace(/\d\d:\d\d:\d\d\.\d{3}/g, "HH:MM:SS.mmm")
+          .replace(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/g, "YYYY-MM-DD HH:MM:SS")
+          .replace(/\d+ ms/g, "N ms");
+      expect(normal(stdout), command).toBe(normal(output));
+    }
+  });
+
+  it("shows the CLI's own --help text", async () => {
+    const help = await run("node", ["--import", "tsx", join(SRC, "main.ts"), "--help"], join(dir, ".help"));
+    expect(codeFences(markdown, "text")).toContain(help);
+  });
+});
+
+/** A command line split into words, "..." and '...' quoting undone (all the samples use). */
+function words(command: string): string[] {
+  return [...command.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
+}
+
+/** Run a CLI from the repository root, with no key, no endpoint and the harness home given; its stdout. */
+function run(program: string, args: string[], home: string): Promise<string> {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !/^(ANTHROPIC_|MODEL_ID$|INIT_CWD$|DEBUG$|HARNESS_TRACE_DIR$)/.test(name),
+    ),
+  );
+  const child = spawn(program, args, {
+    cwd: REPO,
+    env: { ...env, NO_COLOR: "1", HARNESS_HOME: home },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) =>
+    child.on("close", (code) => (code === 0 ? resolve(stdout) : reject(new Error(`exit ${code}: ${stderr}`)))),
+  );
+}

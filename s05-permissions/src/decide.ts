@@ -1,0 +1,335 @@
+/**
+ * The decision in front of every tool call: deny, ask or allow.
+ *
+ * Deny beats ask beats allow; where no rule names a call, the mode decides. A call can have several
+ * parts, and the strongest part wins: a bash line is as strong as its strongest simple command,
+ * redirection, file named or piece the parser cannot see through. `git diff && rm -rf build` is
+ * denied when `rm` is, however allowed `git diff` is.
+ *
+ *     read_file, glob, grep   their path, against Read rules
+ *     edit_file               its path, against Edit rules
+ *     write_file              its path, against Edit and Write rules
+ *     bash                    every simple command against Bash rules; every file a command names
+ *                             against Read deny and ask rules (a program may read what it is
+ *                             given); `< file` against Read rules; `> file` as an edit of that
+ *                             file (Edit and Write rules, and the mode's view of edits)
+ *
+ * Left out: asking. `ask` is a decision; showing the question and remembering the answer belong
+ * to the loop that calls this.
+ */
+import { isAbsolute, join } from "node:path";
+import type { ToolCall } from "@harness/shared";
+import { BEHAVIOR_RANK, type Behavior, type Decision } from "./decision.ts";
+import { DEFAULT_SOURCE } from "./default-denies.ts";
+import { expandGlob } from "./expand-glob.ts";
+import type { PermissionSettings, RuleBehavior, SourcedRule } from "./load-settings.ts";
+import { commandMatches } from "./match-command.ts";
+import { isEditableInside, pathForms, pathMatches } from "./match-path.ts";
+import { type AccessKind, modeBaseline, type PermissionMode, PLANNING } from "./permission-mode.ts";
+import type { ShellWord } from "./read-word.ts";
+import { type CourseToolName, EDIT_TOOLS, RULE_TOOLS } from "./rule-tools.ts";
+import { splitCommand } from "./split-command.ts";
+
+/** One part of a call, decided: the subject says which part, for the sentence. */
+interface Part {
+  behavior: Behavior;
+  /** What decided: "by rule Bash(rm:*) in .harness/settings.json", or the mode's sentence. */
+  by: string;
+  /** Which part: "the simple command `rm -rf build`". */
+  subject: string;
+  rule?: SourcedRule;
+}
+
+/**
+ * Decide one tool call under `settings` and `mode`, for tools that work in `cwd`.
+ * Contract: never throws and never runs anything; it reads the disk only to resolve symbolic links
+ * and expand globs. The same call, settings, mode and disk give the same decision.
+ */
+export function decide(call: ToolCall, settings: PermissionSettings, mode: PermissionMode, cwd: string): Decision {
+  const tool = call.name as CourseToolName;
+  const input = call.input ?? {};
+  switch (tool) {
+    case "bash":
+      return decideBash(typeof input.command === "string" ? input.command : null, settings, mode, cwd);
+    case "read_file":
+    case "glob":
+    case "grep":
+    case "edit_file":
+    case "write_file": {
+      const path = typeof input.path === "string" ? input.path : tool === "glob" || tool === "grep" ? "." : null;
+      const kind: AccessKind = EDIT_TOOLS.includes(tool) ? "edit" : "read";
+      if (path === null) return fromParts([baselinePart(mode, kind, false, `${tool} without a path`)], "");
+      return fromParts([decidePathPart(tool, kind, path, settings, mode, cwd, false)], "");
+    }
+    default:
+      // a tool no rule can name: the mode decides, and dispatch answers a name it does not know
+      return fromParts([baselinePart(mode, "run", false, `the tool ${call.name}`)], "");
+  }
+}
+
+/**
+ * Decide what `mode` and the rules say about reading or editing one file. The loop can use it to
+ * keep a search from reading what a rule denies (grep over `.` would otherwise read `.env`).
+ */
+export function decidePath(
+  access: "read" | "edit",
+  path: string,
+  settings: PermissionSettings,
+  mode: PermissionMode,
+  cwd: string,
+): Decision {
+  const tool: CourseToolName = access === "read" ? "read_file" : "write_file";
+  return fromParts([decidePathPart(tool, access, path, settings, mode, cwd, false)], "");
+}
+
+function decideBash(command: string | null, settings: PermissionSettings, mode: PermissionMode, cwd: string): Decision {
+  if (mode === "plan") return { behavior: "deny", reason: `refused: ${PLANNING}` };
+  if (command === null) return fromParts([baselinePart(mode, "run", false, "bash without a command")], "");
+  const split = splitCommand(command);
+  const parts: Part[] = [];
+  const bases = [cwd, ...split.directories.map((dir) => (isAbsolute(dir) ? dir : join(cwd, dir)))];
+  const tooWide: string[] = [];
+
+  for (const simple of split.commands) {
+    parts.push(commandPart(simple.layers, simple.allowLayer, simple.text, settings, mode));
+    // every file a command names may be read by it: Read deny and ask rules see them all
+    for (const path of namedFiles(simple.layers, bases, tooWide)) {
+      const part = readRulesPart(
+        path,
+        settings,
+        mode,
+        cwd,
+        `the simple command \`${simple.text}\` names ${path.shown}`,
+      );
+      if (part) parts.push(part);
+    }
+  }
+  for (const redirect of split.redirects) {
+    const subject = `the redirection \`${redirect.text}\``;
+    if (redirect.target.value === null) {
+      // a file named at run time: no rule can be matched against it
+      parts.push(
+        baselinePart(
+          mode,
+          redirect.access === "write" ? "unseen" : "read",
+          false,
+          `${subject} (its file is named at run time)`,
+        ),
+      );
+      continue;
+    }
+    for (const path of expandWord(redirect.target, bases, tooWide, false)) {
+      if (redirect.access === "read") {
+        const part = readRulesPart(path, settings, mode, cwd, subject);
+        if (part) parts.push(part);
+      } else parts.push(decidePathPart("write_file", "edit", path.path, settings, mode, cwd, true, subject));
+    }
+  }
+  for (const glob of new Set(tooWide)) {
+    parts.push(baselinePart(mode, "unseen", false, `\`${glob}\`, because the glob is too wide to expand here`));
+  }
+  for (const unseen of split.unseen) {
+    parts.push(baselinePart(mode, "unseen", false, `\`${unseen.text}\`, because ${unseen.why}`));
+  }
+  if (parts.length === 0) return { behavior: "allow", reason: "allowed: the line runs no command" };
+  return fromParts(parts, command);
+}
+
+/** A simple command against the Bash rules: deny and ask on every layer, allow on its allow layer. */
+function commandPart(
+  layers: ShellWord[][],
+  allowLayer: number | null,
+  text: string,
+  settings: PermissionSettings,
+  mode: PermissionMode,
+): Part {
+  const subject = `the simple command \`${text}\``;
+  const words = layers.map((layer) => layer.map((word) => word.value ?? word.source));
+  const bash = (behavior: RuleBehavior) =>
+    settings.rules.filter((r) => r.behavior === behavior && r.rule.tool === "Bash");
+  const names = (rule: SourcedRule, layer: string[], loose: boolean) =>
+    rule.rule.specifier.kind === "any" ||
+    (rule.rule.specifier.kind === "command" && commandMatches(rule.rule.specifier, layer, loose));
+
+  for (const rule of bash("deny")) {
+    if (words.some((layer) => names(rule, layer, true))) return rulePart("deny", rule, subject);
+  }
+  if (mode !== "bypassPermissions") {
+    for (const rule of bash("ask")) {
+      if (words.some((layer) => names(rule, layer, true))) return rulePart("ask", rule, subject);
+    }
+  }
+  // only what it runs is decided (`sh -c '...'`): nothing to allow here
+  if (allowLayer === null) return { behavior: "allow", by: "through what it runs", subject };
+  for (const rule of bash("allow")) {
+    if (names(rule, words[allowLayer], false)) return rulePart("allow", rule, subject);
+  }
+  return baselinePart(mode, "run", false, subject);
+}
+
+/** A read of one file by bash: only deny and ask rules speak (whether the command runs is its own part). */
+function readRulesPart(
+  path: ResolvedPath,
+  settings: PermissionSettings,
+  mode: PermissionMode,
+  cwd: string,
+  subject: string,
+): Part | null {
+  const rule =
+    firstPathRule(settings, "deny", "read_file", path.forms, cwd) ??
+    (mode === "bypassPermissions" ? undefined : firstPathRule(settings, "ask", "read_file", path.forms, cwd));
+  return rule ? rulePart(rule.behavior, rule, subject) : null;
+}
+
+/** A file tool's path (or a redirection's file) against the rules, then the mode. */
+function decidePathPart(
+  tool: CourseToolName,
+  kind: "read" | "edit",
+  path: string,
+  settings: PermissionSettings,
+  mode: PermissionMode,
+  cwd: string,
+  fromShell: boolean,
+  subject = `${tool} of ${path}`,
+): Part {
+  const forms = pathForms(path, cwd);
+  // a shell redirection writes a whole file: Write rules and Edit rules both name it
+  const tools: CourseToolName[] = fromShell ? ["write_file", "edit_file"] : [tool];
+  const find = (behavior: RuleBehavior) => {
+    for (const each of tools) {
+      const rule = firstPathRule(settings, behavior, each, forms, cwd);
+      if (rule) return rule;
+    }
+    return undefined;
+  };
+  const denied = find("deny");
+  if (denied) return rulePart("deny", denied, subject);
+  if (mode === "plan" && kind === "edit") return { behavior: "deny", by: PLANNING, subject };
+  const asked = mode === "bypassPermissions" ? undefined : find("ask");
+  if (asked) return rulePart("ask", asked, subject);
+  const allowed = find("allow");
+  if (allowed) return rulePart("allow", allowed, subject);
+  return baselinePart(mode, kind, isEditableInside(forms, cwd), subject);
+}
+
+/** The first rule of `behavior` that covers `tool` and names one of `forms`. */
+function firstPathRule(
+  settings: PermissionSettings,
+  behavior: RuleBehavior,
+  tool: CourseToolName,
+  forms: string[],
+  cwd: string,
+): SourcedRule | undefined {
+  return settings.rules.find(
+    (r) =>
+      r.behavior === behavior &&
+      RULE_TOOLS[r.rule.tool].includes(tool) &&
+      r.rule.tool !== "Bash" &&
+      (r.rule.specifier.kind === "any" ||
+        (r.rule.specifier.kind === "path" && pathMatches(r.rule.specifier, forms, cwd, behavior !== "allow"))),
+  );
+}
+
+interface ResolvedPath {
+  /** The file as named and as it really is. */
+  forms: string[];
+  /** The absolute path as named. */
+  path: string;
+  /** How to show it in a reason. */
+  shown: string;
+}
+
+/**
+ * The files a command's words may name: every word after the program that is not a flag, the value
+ * of `--flag=value`, the part after the last `:` (`HEAD:.env`), and the files a glob expands to.
+ */
+function namedFiles(layers: ShellWord[][], bases: string[], tooWide: string[]): ResolvedPath[] {
+  const files: ResolvedPath[] = [];
+  const seen = new Set<string>();
+  for (const layer of layers) {
+    for (const word of layer.slice(1)) {
+      if (seen.has(word.source)) continue;
+      seen.add(word.source);
+      for (const path of expandWord(word, bases, tooWide)) files.push(path);
+    }
+  }
+  return files;
+}
+
+/** The files one word may stand for, from each directory it may be relative to; `tooWide` collects globs not expanded. */
+function expandWord(word: ShellWord, bases: string[], tooWide: string[], argument = true): ResolvedPath[] {
+  const candidates = new Set<string>();
+  if (word.value !== null && word.value !== "") {
+    const value = word.value;
+    // a redirection's word is a file whatever it looks like; an argument starting with - is a flag
+    if (!argument || !value.startsWith("-")) candidates.add(value);
+    const flagValue = /^--?[^=]+=(.+)$/s.exec(value)?.[1];
+    if (flagValue) candidates.add(flagValue);
+    const afterColon = value.includes("://") ? undefined : value.slice(value.lastIndexOf(":") + 1);
+    if (afterColon && afterColon !== value) candidates.add(afterColon);
+  }
+  const resolved: ResolvedPath[] = [];
+  for (const base of isRelativeWord(word) ? bases : bases.slice(0, 1)) {
+    for (const candidate of candidates) {
+      const forms = pathForms(candidate, base);
+      resolved.push({ forms, path: forms[0], shown: candidate });
+    }
+    if (word.glob !== null) {
+      const matches = expandGlob(word.glob, base);
+      if (matches === null) tooWide.push(word.source);
+      for (const match of matches ?? []) {
+        resolved.push({ forms: pathForms(match, base), path: match, shown: `${match} (from ${word.source})` });
+      }
+    }
+  }
+  return resolved;
+}
+
+function isRelativeWord(word: ShellWord): boolean {
+  return !isAbsolute(word.value ?? word.glob ?? "");
+}
+
+function rulePart(behavior: Behavior, rule: SourcedRule, subject: string): Part {
+  const from =
+    rule.source === DEFAULT_SOURCE
+      ? `the default rule ${rule.rule.text} (secrets and the harness's settings stay out of reach)`
+      : `rule ${rule.rule.text} ${rule.source.startsWith("--") ? "from" : "in"} ${rule.source}`;
+  return { behavior, by: `by ${from}`, subject, rule };
+}
+
+function baselinePart(mode: PermissionMode, kind: AccessKind, insideCwd: boolean, subject: string): Part {
+  const baseline = modeBaseline(mode, kind, insideCwd);
+  return { behavior: baseline.behavior, by: baseline.reason, subject };
+}
+
+const VERB: Record<Behavior, string> = { allow: "allowed", ask: "asks", deny: "denied" };
+
+/** The strongest part decides; its sentence names the part, and the line when there is more to it. */
+function fromParts(parts: Part[], line: string): Decision {
+  let strongest = parts[0];
+  for (const part of parts) if (BEHAVIOR_RANK[part.behavior] > BEHAVIOR_RANK[strongest.behavior]) strongest = part;
+  const inLine = line !== "" && !strongest.subject.includes(`\`${line.trim()}\``) ? ` in \`${clip(line)}\`` : "";
+  let reason: string;
+  if (strongest.behavior === "allow" && parts.length > 1) {
+    const each = parts.map((part) => `${part.subject} ${part.by}`);
+    const shown = each.slice(0, 3).join("; ") + (each.length > 3 ? `; and ${each.length - 3} more` : "");
+    reason = `allowed: every part of \`${clip(line)}\` is allowed (${shown})`;
+  } else if (strongest.rule) {
+    reason = `${VERB[strongest.behavior]} ${strongest.by}: ${strongest.subject}${inLine}`;
+  } else if (strongest.by === PLANNING) {
+    reason = `refused: ${PLANNING} (${strongest.subject}${inLine})`;
+  } else {
+    reason = `${VERB[strongest.behavior]} (${strongest.by}): ${strongest.subject}${inLine}`;
+  }
+  const decision: Decision = { behavior: strongest.behavior, reason };
+  if (strongest.rule) {
+    decision.rule = strongest.rule.rule.text;
+    decision.source = strongest.rule.source;
+  }
+  return decision;
+}
+
+function clip(text: string): string {
+  const flat = text.trim().replace(/\s*\n\s*/g, " ⏎ ");
+  return flat.length > 160 ? `${flat.slice(0, 157)}...` : flat;
+}

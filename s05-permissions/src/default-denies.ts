@@ -1,0 +1,32 @@
+/**
+ * The rules that hold with no settings at all: secrets and the harness's own settings stay out of
+ * the model's reach, through every tool, in every mode, bypassPermissions included.
+ *
+ * - reading any file whose name starts with `.env`, anywhere (`.env`, `.env.local`, `.envrc`;
+ *   `.env.example` too, a price paid for not guessing which names hold secrets);
+ * - reading anything under a `.harness` directory, so the model cannot learn its limits there...
+ * - ...nor editing anything there, to widen its limits at the next start.
+ *
+ * Through bash they hold where the parser sees the file: `cat .env`, `< .env`, `grep KEY .env`,
+ * `cat .e*` (a glob is expanded against the disk). They do not stop what it cannot see: a name
+ * computed at run time (`cat "$(printf .en; printf v)"`), a program that opens the file itself
+ * (`python3 -c "open('.env')"`), a directory read whole (`tar cf - .`, `grep -r KEY .`). Only an
+ * operating-system boundary (a sandbox, a container, another user) stops those.
+ *
+ * Switching them off is a deliberate act, and a personal one: `"disableDefaultDenies": true` in
+ * `.harness/settings.local.json` (never committed). The committed `.harness/settings.json` of a
+ * repository someone clones cannot switch them off.
+ */
+
+/** The default deny rules, as rule text. */
+export const DEFAULT_DENY_RULES: readonly string[] = [
+  "Read(//**/.env*)",
+  "Read(//**/.harness/**)",
+  "Edit(//**/.harness/**)",
+];
+
+/** The source a default rule reports in a decision. */
+export const DEFAULT_SOURCE = "default";
+
+/** The settings key that switches the default denies off (honoured in settings.local.json only). */
+export const DISABLE_DEFAULT_DENIES = "disableDefaultDenies";

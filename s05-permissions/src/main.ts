@@ -1,0 +1,169 @@
+/**
+ * s05's command line: s04's (`--trace` included), plus the permission options. The rules are read
+ * once, before any model call, from .harness/settings.json, .harness/settings.local.json and
+ * `--allow` / `--ask` / `--deny`; a file or rule that is wrong stops the start with one line naming
+ * the file, the line and the rule. A call that asks is put to the user: yes, no, or always, which
+ * allows calls like it for the rest of the session and writes the rule to settings.local.json. With
+ * no terminal to ask on, the answer is no.
+ */
+import { realpathSync } from "node:fs";
+import { relative } from "node:path";
+import { type AgentStopReason, terminalObserver } from "@harness/s03-streaming";
+import { isValidTraceId, newTraceId, TraceWriter, traceDir } from "@harness/s04-tracing";
+import {
+  type AskAnswer,
+  type ChapterCli,
+  type CliIo,
+  type CliOptions,
+  type ExtraOption,
+  parseCliArgs,
+  type RunContext,
+  runChapterCli,
+} from "@harness/shared";
+import { agentLoop } from "./agent-loop.ts";
+import {
+  type CliRules,
+  defaultPermissionSettings,
+  LOCAL_SETTINGS,
+  loadPermissionSettings,
+  type PermissionSettings,
+} from "./load-settings.ts";
+import type { PermissionRequest } from "./permission-gate.ts";
+import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "./permission-mode.ts";
+import { saveAllowRules } from "./save-allow-rules.ts";
+import { SettingsError } from "./settings-error.ts";
+
+/** s05's own options: s04's `--trace`, then the mode and the rules. */
+export const S05_OPTIONS: ExtraOption[] = [
+  {
+    name: "trace",
+    type: "string",
+    optionalValue: true,
+    help: "--trace[=ID]        record every iteration (read it with pnpm trace)",
+  },
+  {
+    name: "permission-mode",
+    type: "string",
+    help: `--permission-mode M what runs when no rule names it: ${PERMISSION_MODES.join(", ")}`,
+  },
+  {
+    name: "allow",
+    type: "string",
+    multiple: true,
+    help: "--allow RULE        run what RULE names without asking (repeatable)",
+  },
+  { name: "ask", type: "string", multiple: true, help: "--ask RULE          ask before what RULE names (repeatable)" },
+  { name: "deny", type: "string", multiple: true, help: "--deny RULE         never run what RULE names (repeatable)" },
+];
+
+/** The chapter's CLI, with the rules read and the mode chosen. */
+export function permissionsCli(settings: PermissionSettings, mode: PermissionMode): ChapterCli<AgentStopReason> {
+  let trace: TraceWriter | undefined;
+  const sayWhereTheTraceIs = ({ view, options }: RunContext) => {
+    if (!trace) return;
+    const here = process.env.INIT_CWD ?? process.cwd();
+    // the tracer reads the traces of the directory it is started from; name the project when it is another
+    const near = relative(here, options.cwd) || ".";
+    const custom =
+      traceDir(options.cwd) === traceDir(here) ? "" : ` --cwd ${near.startsWith("..") ? options.cwd : near}`;
+    view.note(
+      `trace ${trace.traceId} → ${trace.path}\n  pnpm trace show ${trace.traceId}${custom}   ·   pnpm trace view ${trace.traceId}${custom}`,
+    );
+  };
+  return {
+    command: "s05",
+    summary: "allow, ask or deny in front of every tool call",
+    interruptible: true,
+    exitCodes: { aborted: 130 },
+    extraOptions: S05_OPTIONS,
+    run(history, context) {
+      const { client, model, options, signal, view } = context;
+      const id = options.extra.trace; // true: `--trace` alone
+      if (id !== undefined && !trace) {
+        trace = new TraceWriter(id === true ? newTraceId() : String(id), traceDir(options.cwd));
+      }
+      const running = agentLoop(client, history, {
+        model,
+        cwd: options.cwd,
+        maxTurns: options.maxTurns,
+        bashTimeoutMs: options.bashTimeoutSeconds * 1000,
+        signal,
+        trace,
+        observer: terminalObserver(view),
+        permissions: settings, // the same object for every prompt: "always" holds for the session
+        permissionMode: mode,
+        ask: (request) => askTheUser(request, context),
+      });
+      return running.catch((error) => {
+        sayWhereTheTraceIs(context);
+        throw error;
+      });
+    },
+    afterRun: (_result, context) => sayWhereTheTraceIs(context),
+  };
+}
+
+/** Put a request to the user; "always" also writes its rules to the local settings, and says so. */
+async function askTheUser(request: PermissionRequest, context: RunContext): Promise<AskAnswer> {
+  const answer = await context.ask(request.question, request.choices);
+  if (answer === "always") {
+    const rules = request.rules.join(", ");
+    const saved = saveAllowRules(context.options.cwd, request.rules);
+    context.view.note(
+      saved instanceof SettingsError
+        ? `allowed for this session: ${rules} (not saved: ${saved.message})`
+        : `allowed from now on: ${rules} (in ${LOCAL_SETTINGS})`,
+    );
+  }
+  return answer;
+}
+
+/**
+ * Run the CLI on `argv`. The rules and the mode are read first: a bad one is one line on stderr
+ * and exit status 1, before any model call.
+ */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const fail = (message: string) => {
+    io.stderr.write(`s05: error: ${message}\n`);
+    return 1;
+  };
+  const badId = argv.find((arg) => arg.startsWith("--trace=") && !isValidTraceId(arg.slice("--trace=".length)));
+  if (badId) return fail(`invalid trace id "${badId.slice(8)}": use letters, digits, . _ -`);
+  let options: CliOptions | undefined;
+  try {
+    options = parseCliArgs(argv, { cwd: io.env.INIT_CWD ?? process.cwd() }, S05_OPTIONS);
+  } catch {
+    options = undefined;
+  }
+  // bad usage or --help: the shared CLI says what is wrong, or prints the help
+  if (!options || options.help) return runChapterCli(permissionsCli(defaultPermissionSettings(), "default"), argv, io);
+
+  const { extra } = options;
+  const rules = (name: keyof CliRules) => extra[name] as string[] | undefined;
+  const settings = loadPermissionSettings(options.cwd, {
+    allow: rules("allow"),
+    ask: rules("ask"),
+    deny: rules("deny"),
+  });
+  if (settings instanceof SettingsError) return fail(settings.message);
+  const mode = extra["permission-mode"] ?? settings.defaultMode;
+  if (!isPermissionMode(mode)) {
+    return fail(`--permission-mode: "${mode}" is not a mode; use one of ${PERMISSION_MODES.join(", ")}`);
+  }
+  return runChapterCli(permissionsCli(settings, mode), argv, io);
+}
+
+function processIo(): CliIo {
+  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+}
+
+/** True when this file is the program node runs (`pnpm s05`), not a module a test imports. */
+function isProgram(): boolean {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(import.meta.filename);
+  } catch {
+    return false;
+  }
+}
+
+if (isProgram()) process.exit(await main(process.argv.slice(2)));

@@ -1,0 +1,191 @@
+/**
+ * pnpm s05: the rules read before any model call, each refusal read by the model, a question on
+ * the terminal answered yes, no or always, and s04's options still there.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ScriptedModel, startScriptedServer, textReply, usage } from "@harness/shared";
+import { describe, expect, it } from "vitest";
+import { defaultPermissionSettings, LOCAL_SETTINGS } from "../src/index.ts";
+import { main, permissionsCli, S05_OPTIONS } from "../src/main.ts";
+import { cleanEnv, fakeTerminal, project, runCli, until } from "./run-cli.ts";
+
+describe("pnpm s05", () => {
+  it("leaves build/ in place when a line runs rm after an allowed git diff, and the model reads why", async () => {
+    const cwd = project({ "build/app.js": "x" }, { git: true });
+    const { code, stdout, stderr } = await runCli([
+      "--offline",
+      "--cwd",
+      cwd,
+      "--allow",
+      "Bash(git diff:*)",
+      "Run git diff && rm -rf build",
+    ]);
+    expect(code).toBe(0);
+    expect(existsSync(join(cwd, "build", "app.js"))).toBe(true);
+    expect(stdout).toContain(
+      "The harness did not run `git diff && rm -rf build`. It said: the simple command `rm -rf build` in " +
+        "`git diff && rm -rf build` asks (in default mode a command asks), and the answer was no, so nothing ran. " +
+        "The rule that would allow it: Bash(rm -rf build).",
+    );
+    expect(stderr).toContain('s05: no terminal to ask "the simple command `rm -rf build`');
+  }, 60_000);
+
+  it("denies by a --deny rule, in every mode", async () => {
+    const cwd = project({ "build/app.js": "x" }, { git: true });
+    const { code, stdout } = await runCli([
+      "--offline",
+      "--cwd",
+      cwd,
+      "--permission-mode",
+      "bypassPermissions",
+      "--deny",
+      "Bash(rm:*)",
+      "Run git diff && rm -rf build",
+    ]);
+    expect(code).toBe(0);
+    expect(existsSync(join(cwd, "build", "app.js"))).toBe(true);
+    expect(stdout).toContain("It said: denied by rule Bash(rm:*) from --deny: the simple command `rm -rf build`");
+  }, 60_000);
+
+  it("reads every --allow given, and runs the line they allow without asking", async () => {
+    const cwd = project({ "build/app.js": "x" }, { git: true });
+    const { code, stdout, stderr } = await runCli([
+      "--offline",
+      "--cwd",
+      cwd,
+      "--allow",
+      "Bash(git diff:*)",
+      "--allow=Bash(rm -rf build)",
+      "Run git diff && rm -rf build",
+    ]);
+    expect(code).toBe(0);
+    expect(existsSync(join(cwd, "build"))).toBe(false);
+    expect(stdout).toContain("`git diff && rm -rf build` exited with code 0");
+    expect(stderr).not.toContain("no terminal");
+  }, 60_000);
+
+  it("writes nothing in plan mode, and tells the model it is planning", async () => {
+    const cwd = project({ "notes.txt": "draft\n" });
+    const { code, stdout } = await runCli([
+      "--offline",
+      "--cwd",
+      cwd,
+      "--permission-mode",
+      "plan",
+      'In notes.txt, replace "draft" with "final", then read it back',
+    ]);
+    expect(code).toBe(0);
+    expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("draft\n");
+    expect(stdout).toContain("The edit did not happen: Error [denied]: refused: you are in plan mode");
+  }, 60_000);
+
+  it("keeps grep out of .env and .harness/ with no settings at all", async () => {
+    const cwd = project({
+      ".env": "API_KEY=sk-demo-123  # TODO rotate\n",
+      ".harness/settings.json": '{"permissions": {"allow": ["Bash(git status)"]}}\n',
+      "app.js": "// TODO: handle errors\n",
+    });
+    const { code, stdout } = await runCli(["--offline", "--cwd", cwd, "Find the TODO comments in this repository"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("I found 1 TODO/FIXME comment:\n- app.js:1: // TODO: handle errors");
+    expect(stdout).not.toContain("sk-demo-123");
+  }, 60_000);
+
+  it("stops on a settings file that does not parse: one line naming file, line and rule, before any model call", async () => {
+    const model = new ScriptedModel({ script: [textReply("never")] });
+    const server = await startScriptedServer(model);
+    try {
+      const cwd = project({
+        ".harness/settings.json": '{\n  "permissions": {\n    "allow": ["Bash(git diff:*)", "Bash(npm test"]\n  }\n}\n',
+      });
+      const env = cleanEnv({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url });
+      const { code, stdout, stderr } = await runCli(["--cwd", cwd, "hi"], env);
+      expect(code).toBe(1);
+      expect(stderr).toBe(
+        's05: error: .harness/settings.json:3: the rule "Bash(npm test" does not parse: expected a tool name, ' +
+          "optionally with a specifier in parentheses, e.g. Bash(git diff:*)\n",
+      );
+      expect(stdout).toBe("");
+      expect(model.requests).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  it("stops on a bad rule option or mode in one line", async () => {
+    const cwd = project();
+    const rule = await runCli(["--offline", "--cwd", cwd, "--deny", "Run(rm)", "hi"]);
+    expect(rule.code).toBe(1);
+    expect(rule.stderr).toBe(
+      's05: error: --deny: the rule "Run(rm)" does not parse: unknown tool Run: rules name Bash, Read, Edit, Write, Glob or Grep\n',
+    );
+    const mode = await runCli(["--offline", "--cwd", cwd, "--permission-mode", "yolo", "hi"]);
+    expect(mode.code).toBe(1);
+    expect(mode.stderr).toBe(
+      's05: error: --permission-mode: "yolo" is not a mode; use one of default, acceptEdits, plan, bypassPermissions\n',
+    );
+  }, 60_000);
+
+  it("keeps s04's --trace, and records the refusal", async () => {
+    const cwd = project({ "build/app.js": "x" }, { git: true });
+    const { code, stdout } = await runCli(["--offline", "--trace=perm", "--cwd", cwd, "Run git diff && rm -rf build"]);
+    expect(code).toBe(0);
+    const path = /trace perm → (\S+)/.exec(stdout)?.[1] ?? "";
+    expect(path.endsWith("perm.jsonl")).toBe(true);
+    expect(readFileSync(path, "utf8")).toContain("Error [not_approved]");
+    const bad = await runCli(["--offline", "--trace=../up", "--cwd", cwd, "hi"]);
+    expect(bad).toMatchObject({
+      code: 1,
+      stderr: 's05: error: invalid trace id "../up": use letters, digits, . _ -\n',
+    });
+  }, 60_000);
+
+  it("prints its help, the shared contract plus its own options", async () => {
+    const { code, stdout } = await runCli(["--help"]);
+    expect(code).toBe(0);
+    const chapter = permissionsCli(defaultPermissionSettings(), "default");
+    expect(stdout).toBe(`${usage("s05", chapter.summary, S05_OPTIONS, { aborted: 130 })}\n`);
+  }, 60_000);
+});
+
+describe("pnpm s05 on a terminal", () => {
+  it("asks, and on always runs it, writes the rule to the local settings, and asks no more this session", async () => {
+    const cwd = project({}, { git: true });
+    const term = fakeTerminal({ INIT_CWD: cwd });
+    const exited = main(["--offline"], term.io);
+    await until("the REPL prompt", () => term.out().includes("s05 >> "));
+    term.type("Run git status --short; git diff\r");
+    const question =
+      "the simple command `git status --short` in `git status --short; git diff` asks (in default mode a command asks). " +
+      "Run it? (always allows Bash(git status --short), Bash(git diff)) [y/n/a] ";
+    await until("the question", () => term.out().includes(question));
+    term.type("a\r");
+    await until("the answer", () => term.out().includes("── final_answer"));
+    expect(term.out()).toContain(
+      `allowed from now on: Bash(git status --short), Bash(git diff) (in ${LOCAL_SETTINGS})`,
+    );
+    expect(JSON.parse(readFileSync(join(cwd, LOCAL_SETTINGS), "utf8"))).toEqual({
+      permissions: { allow: ["Bash(git status --short)", "Bash(git diff)"] },
+    });
+    term.type("Run git status --short; git diff\r");
+    await until("the second answer", () => term.out().split("── final_answer").length === 3);
+    expect(term.out().split("[y/n/a]").length).toBe(2); // asked once
+    expect(term.out()).toContain("`git status --short; git diff` exited with code 0");
+    term.type("q\r");
+    expect(await exited).toBe(0);
+    expect(readdirSync(join(cwd, ".harness"))).toEqual(["settings.local.json"]);
+  }, 60_000);
+
+  it("on no, runs nothing and the model reads why", async () => {
+    const cwd = project({ "build/app.js": "x" }, { git: true });
+    const term = fakeTerminal({ INIT_CWD: cwd });
+    const exited = main(["--offline", "Run git diff && rm -rf build"], term.io);
+    await until("the question", () => term.out().includes("[y/n/a] "));
+    term.type("n\r");
+    expect(await exited).toBe(0);
+    expect(existsSync(join(cwd, "build", "app.js"))).toBe(true);
+    expect(term.out()).toContain("The harness did not run `git diff && rm -rf build`.");
+    expect(existsSync(join(cwd, LOCAL_SETTINGS))).toBe(false);
+  }, 60_000);
+});

@@ -1,0 +1,337 @@
+/**
+ * The chapter text cannot drift from the code: every ```ts excerpt is found verbatim in the
+ * sources, the whole loop is the source's, every ```diff hunk is a real piece of the diff between
+ * s04's loop and this one and no change is left out, the help and the tables are what the code
+ * does, the boundary table is the test's, and every sample run is that command run again offline.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { EXIT_CODES, exitCodeFor, usage } from "@harness/shared";
+import { codeFences, containsRun, normalisedLines, proseOf, readChapterCli, sourceLines } from "@harness/testkit";
+import { afterAll, describe, expect, it } from "vitest";
+import { decide, PERMISSION_MODES, type PermissionMode } from "../src/index.ts";
+import { main, S05_OPTIONS } from "../src/main.ts";
+import { EVASIONS } from "./evasions.ts";
+import { fakeTerminal, until } from "./run-cli.ts";
+import { bash, settingsFor, tool } from "./temp-project.ts";
+
+const CHAPTER = join(import.meta.dirname, "..");
+const CLI = readChapterCli(CHAPTER);
+const REPO = join(CHAPTER, "..");
+const READMES = ["README.md", "README.zh.md"] as const;
+const S04_LOOP = join(REPO, "s04-tracing", "src", "agent-loop.ts");
+const S05_LOOP = join(CHAPTER, "src", "agent-loop.ts");
+const SOURCES = sourceLines([
+  join(CHAPTER, "src"),
+  join(REPO, "s02-tool-dispatch", "src"),
+  join(REPO, "shared", "src"),
+]);
+
+const readme = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
+const loopFile = (path: string) => readFileSync(path, "utf8");
+
+/** agentLoop in the source, from its doc comment to its closing brace, trailing whitespace trimmed. */
+function agentLoopSource(): string {
+  const lines = loopFile(S05_LOOP).split("\n");
+  const signature = lines.findIndex((line) => line.startsWith("export async function agentLoop("));
+  const start = lines.slice(0, signature).lastIndexOf("/**");
+  const end = lines.indexOf("}", signature);
+  return lines
+    .slice(start, end + 1)
+    .map((line) => line.trimEnd())
+    .join("\n");
+}
+
+/** A diff hunk's two sides: the lines it removes with its context, and the lines it adds with its context. */
+function hunkSides(hunk: string): { before: string[]; after: string[] } {
+  const lines = hunk.split("\n").filter((line) => line !== "");
+  const side = (keep: string) =>
+    normalisedLines(
+      lines
+        .filter((line) => line[0] === " " || line[0] === keep)
+        .map((line) => line.slice(1))
+        .join("\n"),
+    );
+  return { before: side("-"), after: side("+") };
+}
+
+/** The lines of a file's first doc comment (its header), as written. */
+function headerComment(path: string): string[] {
+  const lines = loopFile(path).split("\n");
+  return lines.slice(0, lines.indexOf(" */") + 1);
+}
+
+/** The lines a diff removes or adds, each with its sign, trailing whitespace trimmed. */
+function changedLines(diff: string): string[] {
+  return diff
+    .split("\n")
+    .filter((line) => /^[-+]/.test(line) && !/^(?:---|\+\+\+) /.test(line))
+    .map((line) => line.trimEnd());
+}
+
+/** The rows of the markdown table whose header row starts with `first`, as trimmed cells. */
+function tableRows(markdown: string, first: RegExp): string[][] {
+  const table = [...markdown.matchAll(/^(?:\|.*\n)+/gm)].map((m) => m[0]).find((t) => first.test(t)) ?? "";
+  return table
+    .trimEnd()
+    .split("\n")
+    .slice(2)
+    .map((row) =>
+      row
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((cell) => cell.trim().replaceAll("\\|", "|")),
+    );
+}
+
+/** A code span's text: `` `a` `` and ``` `` `a` `` ``` alike. */
+const code = (cell: string) => cell.replace(/^(`+) ?([\s\S]*?) ?\1$/, "$2");
+
+describe.each(READMES)("%s", (name) => {
+  const text = readme(name);
+
+  it("quotes every ts excerpt verbatim from the sources", () => {
+    const excerpts = codeFences(text, "ts");
+    expect(excerpts.length).toBeGreaterThanOrEqual(6);
+    for (const excerpt of excerpts) {
+      const where = SOURCES.filter((source) => containsRun(source.lines, normalisedLines(excerpt)));
+      expect(where.length, `not found in the sources:\n${excerpt}`).toBeGreaterThan(0);
+    }
+  });
+
+  it("shows the whole loop: one ts block that is agentLoop as the source has it, doc comment included", () => {
+    const whole = codeFences(text, "ts").filter((block) => block.includes("export async function agentLoop("));
+    expect(whole).toEqual([`${agentLoopSource()}\n`]);
+  });
+
+  it("shows diff hunks that are real: s04's loop on one side, this chapter's on the other", () => {
+    const [s04, s05] = [normalisedLines(loopFile(S04_LOOP)), normalisedLines(loopFile(S05_LOOP))];
+    const [diff] = codeFences(text, "diff");
+    const hunks = diff.split(/^@@.*$/m).filter((h) => h.trim() !== "");
+    expect(hunks.length).toBe(6);
+    for (const hunk of hunks) {
+      const { before, after } = hunkSides(hunk);
+      expect(containsRun(s04, before), `not in s04's loop:\n${before.join("\n")}`).toBe(true);
+      expect(containsRun(s05, after), `not in s05's loop:\n${after.join("\n")}`).toBe(true);
+    }
+  });
+
+  it("leaves out no change of the real diff but the file's header comment", () => {
+    const run = spawnSync("git", ["diff", "--no-index", "--no-color", "--", S04_LOOP, S05_LOOP], { encoding: "utf8" });
+    expect(run.status, run.stderr).toBe(1);
+    const shown = changedLines(codeFences(text, "diff")[0]);
+    const real = changedLines(run.stdout).filter(
+      (line) => !headerComment(line[0] === "-" ? S04_LOOP : S05_LOOP).includes(line.slice(1)),
+    );
+    expect(real.length).toBeGreaterThan(0);
+    expect(real.filter((line) => !shown.includes(line))).toEqual([]);
+  });
+
+  it("shows the CLI's own --help text", () => {
+    expect(codeFences(text, "text")).toContain(`${usage(CLI.command, CLI.summary, S05_OPTIONS, CLI.exitCodes)}\n`);
+  });
+
+  it("lists each exit status as the CLI maps it", () => {
+    const rows = [...text.matchAll(/^\|\s*(\d+)\s*\|\s*(.+?)\s*\|$/gm)];
+    expect(rows.map((row) => Number(row[1]))).toEqual([0, 2, 3, 1, 130]);
+    for (const [, status, meaning] of rows) {
+      const reason = /^`(\w+)`/.exec(meaning)?.[1] ?? "error";
+      expect(exitCodeFor(reason, CLI.exitCodes), meaning).toBe(Number(status));
+    }
+    expect(rows.length).toBe(Object.keys(EXIT_CODES).length);
+  });
+
+  it("shows a settings file that loads", () => {
+    const [example] = codeFences(text, "json");
+    const { settings } = settingsFor(JSON.parse(example).permissions);
+    expect(settings.rules.filter((r) => r.source !== "default").map((r) => r.rule.text)).toEqual([
+      "Bash(git diff:*)",
+      "Edit(docs/**)",
+      "Bash(git push:*)",
+      "Bash(rm:*)",
+      "Read(secrets/**)",
+    ]);
+    expect(settings.defaultMode).toBe("acceptEdits");
+  });
+
+  it("shows each mode as decide applies it to a read, an edit inside and a command", () => {
+    const rows = tableRows(text, /^\|\s*(?:mode|模式)\s*\|/);
+    expect(rows.map((row) => code(row[0]))).toEqual([...PERMISSION_MODES]);
+    const { cwd, settings } = settingsFor(undefined, { "notes.txt": "x" });
+    const calls = [
+      tool("read_file", { path: "notes.txt" }),
+      tool("write_file", { path: "notes.txt", content: "y" }),
+      bash("make"),
+    ];
+    for (const row of rows) {
+      const mode = code(row[0]) as PermissionMode;
+      const shown = row
+        .slice(1)
+        .map((cell) => (/^(?:run|运行)/.test(cell) ? "allow" : /^(?:ask|询问)$/.test(cell) ? "ask" : "deny"));
+      expect(
+        calls.map((call) => decide(call, settings, mode, cwd).behavior),
+        mode,
+      ).toEqual(shown);
+    }
+  });
+
+  it("shows the honest boundary's rows as the test decides them, and counts the table right", () => {
+    const rows = tableRows(text, /^\|\s*(?:evasion|绕过方式)\s*\|/);
+    const notDenied = EVASIONS.filter((e) => e.stoppedBy !== "engine");
+    const behavior = (cell: string) => ({ 询问: "ask", 允许: "allow", 拒绝: "deny" })[cell] ?? cell;
+    expect(rows.map((row) => [code(row[1]), behavior(row[2]), behavior(row[3])])).toEqual(
+      notDenied.map((e) => [e.line, e.default, e.bypass]),
+    );
+    const count = (stoppedBy: string) => EVASIONS.filter((e) => e.stoppedBy === stoppedBy).length;
+    const prose = proseOf(text, { inlineCode: false }).replace(/\s+/g, " ");
+    for (const n of [EVASIONS.length, count("engine"), count("asks"), count("os"), notDenied.length]) {
+      expect(prose).toMatch(new RegExp(`(?<![\\d.])${n}(?![\\d.])`));
+    }
+    expect([EVASIONS.length, count("engine"), count("asks"), count("os")]).toEqual([48, 32, 7, 9]);
+  });
+});
+
+describe("the chapter text", () => {
+  it("gives the same code in English and Chinese", () => {
+    const [en, zh] = READMES.map(readme);
+    const strip = (block: string) => block.replace(/\s+#.*$/gm, "").replace(/^@@.*$/gm, "@@"); // comments are translated
+    for (const lang of ["ts", "json", "text", "sh", "diff"]) {
+      expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
+    }
+  });
+});
+
+/**
+ * The sample runs, each in a fresh copy of the sample directory the text's setup block makes (its
+ * path the same length, as the scripted model estimates tokens from the request's size and the
+ * system prompt names the directory). A ```sh block holding one `pnpm sNN ...` command followed by
+ * a ```text block that starts with `[turn 1]` is that command's stdout; the REPL session is typed
+ * on a fake terminal; the settings error is its block run by sh.
+ */
+describe("the sample runs in README.md", () => {
+  const text = readme("README.md");
+  const SAMPLE_DIR = "/tmp/s05-sample";
+  const setup = codeFences(text, "sh").find((block) => block.startsWith(`mkdir -p ${SAMPLE_DIR}/build\n`)) ?? "";
+  const samples = [...text.matchAll(/^```sh\n(pnpm s\d\d [^\n]*)\n```\n\n```text\n(\[turn 1\][\s\S]*?)^```$/gm)].map(
+    ([, command, output]) => ({ command, output }),
+  );
+  const scripts = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).scripts as Record<string, string>;
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A fresh sample directory, made by the setup block. */
+  function sampleDir(): string {
+    const dir = mkdtempSync("/tmp/s05-");
+    dirs.push(dir);
+    expect(dir.length).toBe(SAMPLE_DIR.length);
+    const made = spawnSync("sh", ["-c", setup.replaceAll(SAMPLE_DIR, dir)], { encoding: "utf8" });
+    expect(made.status, made.stderr).toBe(0);
+    return dir;
+  }
+
+  it("has a setup block and the samples: s04's two failures, then s05's runs", () => {
+    expect(setup).not.toBe("");
+    expect(samples.map((s) => s.command.split(" ")[1])).toEqual(["s04", "s04", "s05", "s05", "s05", "s05"]);
+  });
+
+  it.each(samples)("shows what `$command` prints", { timeout: 60_000 }, async ({ command, output }) => {
+    const dir = sampleDir();
+    const [, chapter, ...rest] = words(command.replace(/ < \/dev\/null$/, ""));
+    const [program, ...args] = scripts[chapter].split(" ");
+    const { stdout, stderr } = await run(program, [...args, ...rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir))]);
+    expect(stdout.replaceAll(dir, SAMPLE_DIR)).toBe(output);
+    // the question no one could answer, shown after the first run of s05
+    const asked = codeFences(text, "text").find((block) => block.startsWith("s05: no terminal to ask"));
+    if (command.endsWith("< /dev/null")) expect(stderr).toContain(asked);
+  });
+
+  it("shows the REPL session of always as typed on a terminal, and the rules it saved", {
+    timeout: 60_000,
+  }, async () => {
+    const dir = sampleDir();
+    const session = codeFences(text, "text").find((block) => block.startsWith("s05 >> ")) ?? "";
+    const [command] = codeFences(text, "sh").filter((block) => /^pnpm s05 [^\n"']*\n$/.test(block));
+    const term = fakeTerminal({ INIT_CWD: REPO });
+    const exited = main(
+      words(command.trim())
+        .slice(2)
+        .map((arg) => arg.replaceAll(SAMPLE_DIR, dir)),
+      term.io,
+    );
+    let prompts = 0;
+    let questions = 0;
+    for (const line of session.split("\n")) {
+      if (line.startsWith("s05 >> ")) {
+        const n = ++prompts;
+        await until(`prompt ${n}`, () => term.out().split("s05 >> ").length > n);
+        term.type(`${line.slice("s05 >> ".length)}\r`);
+      } else if (/\[y\/n(?:\/a)?\] \w+$/.test(line)) {
+        const n = ++questions;
+        await until(`question ${n}`, () => term.out().split(/\[y\/n(?:\/a)?\] /).length > n);
+        term.type(`${line.split(" ").at(-1)}\r`);
+      }
+    }
+    expect(await exited).toBe(0);
+    const shown = term
+      .out()
+      .replace(/\x1b\[\d*[GJ]/g, "")
+      .replaceAll("\r", "")
+      .replaceAll(dir, SAMPLE_DIR);
+    expect(shown.trimEnd()).toBe(session.trimEnd());
+    const saved = codeFences(text, "json").find((block) => block.includes("git diff --stat"));
+    expect(JSON.parse(readFileSync(join(dir, ".harness", "settings.local.json"), "utf8"))).toEqual(
+      JSON.parse(saved ?? ""),
+    );
+  });
+
+  it("shows the one line a settings file that does not parse gives", { timeout: 60_000 }, async () => {
+    const dir = sampleDir();
+    const block = codeFences(text, "sh").find((b) => b.startsWith(`mkdir -p ${SAMPLE_DIR}/.harness\n`)) ?? "";
+    const shown = codeFences(text, "text").find((b) => b.startsWith("s05: error: .harness/settings.json"));
+    const ran = spawnSync("sh", ["-c", block.replaceAll(SAMPLE_DIR, dir).replace(/^pnpm s05/m, scripts.s05)], {
+      cwd: REPO,
+      encoding: "utf8",
+      env: cleanEnv(dir),
+    });
+    expect(ran.stderr).toBe(shown);
+    expect(ran.stdout).toBe("");
+  });
+});
+
+/** A command line split into words, "..." and '...' quoting undone (all the samples use). */
+function words(command: string): string[] {
+  return [...command.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
+}
+
+/** The environment without the shell's key, endpoint and model, with a home of its own. */
+function cleanEnv(home: string): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(ANTHROPIC_|HARNESS_|MODEL_ID$|INIT_CWD$|DEBUG$)/.test(name)),
+  );
+  return { ...env, NO_COLOR: "1", HARNESS_HOME: join(home, ".home") };
+}
+
+/** Run a CLI from the repository root with no terminal; its stdout and stderr. */
+function run(program: string, args: string[]): Promise<{ stdout: string; stderr: string }> {
+  const home = mkdtempSync(join(tmpdir(), "s05-home-"));
+  const child = spawn(program, args, { cwd: REPO, env: cleanEnv(home), stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) =>
+    child.on("close", (status) => {
+      rmSync(home, { recursive: true, force: true });
+      if (status === 0) resolve({ stdout, stderr });
+      else reject(new Error(`exit ${status}: ${stderr}`));
+    }),
+  );
+}

@@ -1,0 +1,4 @@
+export * from "./chapter-text.ts";
+export * from "./fault-matrix.ts";
+export * from "./find-browser.ts";
+export * from "./read-chapter-cli.ts";
