@@ -5,7 +5,8 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { codeFences, containsRun, normalisedLines, REPO_ROOT, sourceLines } from "@harness/shared";
+import { REPO_ROOT } from "@harness/shared";
+import { codeFences, containsRun, normalisedLines, sourceLines } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
 import { MAX_STOP_HOOK_CONTINUATIONS } from "../src/continue-after-stop.ts";
 import { HOOK_EVENTS } from "../src/hook-input.ts";

@@ -1,0 +1,67 @@
+/**
+ * The hooks around one tool call, as a `CallRunner` wrapped around s05's permission gate:
+ * PreToolUse after the rules' decision (`combinePermission`), PostToolUse after the result.
+ */
+import type { CallRunner } from "@harness/s02-tool-dispatch";
+import {
+  decide,
+  type PermissionMode,
+  type PermissionSettings,
+  permissionGate,
+  refusal,
+} from "@harness/s05-permissions";
+import type { ToolResult } from "@harness/shared";
+import { combinePermission } from "./combine-permission.ts";
+import { type HookSession, postToolUseInput, preToolUseInput } from "./hook-input.ts";
+import type { HookCommand } from "./load-hooks.ts";
+import { runHooks } from "./run-hooks.ts";
+
+/** What the hooks around a call need. */
+export interface HookGateOptions {
+  hooks: readonly HookCommand[];
+  session: HookSession;
+  /** Whether the project's hooks may run (decideTrust). */
+  runProjectHooks: boolean;
+  settings: PermissionSettings;
+  mode: PermissionMode;
+  /** s05's gate: asks, refuses or runs the call by the rules. */
+  gate: CallRunner;
+  /** Told each hook notice (failures, systemMessages), one line each. */
+  notice?: (line: string) => void;
+}
+
+/**
+ * Contract: a hook never loosens a rules deny; a PreToolUse deny (exit 2, or a JSON decision)
+ * answers the call with an is_error result carrying the hook's reason, and nothing runs; a hook
+ * that fails any other way (exit 1, a timeout) blocks nothing.
+ */
+export function hookGate(options: HookGateOptions): CallRunner {
+  // a hook allow answers the mode's question: the same gate, with the answer given
+  const approved = permissionGate({ settings: options.settings, mode: options.mode, ask: async () => "yes" });
+  const hookOptions = { cwd: options.session.cwd, runProjectHooks: options.runProjectHooks };
+  return async (tools, call, context) => {
+    const pre = await runHooks(options.hooks, preToolUseInput(options.session, call), {
+      ...hookOptions,
+      signal: context.signal,
+    });
+    for (const line of pre.notices) options.notice?.(line);
+    const rules = decide(call, options.settings, options.mode, context.cwd);
+    const decision = combinePermission(rules, pre);
+    let result: ToolResult;
+    if (decision.decidedBy === "hooks" && decision.behavior === "deny") {
+      result = refusal("denied", `a PreToolUse hook blocked this call: ${decision.reason}`);
+    } else if (decision.decidedBy === "hooks" && decision.behavior === "allow") {
+      result = await approved(tools, call, context);
+    } else {
+      result = await options.gate(tools, call, context);
+    }
+    const post = await runHooks(options.hooks, postToolUseInput(options.session, call, result), {
+      ...hookOptions,
+      signal: context.signal,
+    });
+    for (const line of post.notices) options.notice?.(line);
+    const beside = [...(post.block !== undefined ? [post.block] : []), ...post.context];
+    if (beside.length === 0) return result;
+    return { ...result, content: `${result.content}\n\n[PostToolUse hook]\n${beside.join("\n")}` };
+  };
+}

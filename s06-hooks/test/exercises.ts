@@ -1,0 +1,25 @@
+/**
+ * The exercises of this chapter's text, as data that `pnpm test:exercises` checks: each makes one
+ * change to the code and names the test it turns red (`expect: "fail"`). Test infrastructure, not
+ * part of the chapter; the fields are described in docs/README.md ("Exercises").
+ */
+export const exercises = [
+  {
+    // the hooks taken out of the loop: s05's gate alone runs each call, and exit 2 blocks nothing
+    id: 1,
+    file: "src/agent-loop.ts",
+    find: "const outputs = await runToolCalls(tools, turn.toolCalls, context, timed, checked);",
+    replace: "const outputs = await runToolCalls(tools, turn.toolCalls, context, timed, gate);",
+    test: "blocks a bash call when a PreToolUse hook exits 2",
+    expect: "fail",
+  },
+  {
+    // the rules' deny loosened: a hook's verdict wins over everything
+    id: 2,
+    file: "src/combine-permission.ts",
+    find: 'if (rules.behavior === "deny") return byRules;',
+    replace: "",
+    test: "never lets a hook loosen a deny",
+    expect: "fail",
+  },
+];
