@@ -11,6 +11,13 @@ import { ALL_TOOLS, notRun, runToolCalls, type ToolMap, toApiTool, toolMap } fro
 import { type AgentStopReason, type StreamObserver, streamTurn } from "@harness/s03-streaming";
 import { RunRecorder, TraceWriter, traceDir } from "@harness/s04-tracing";
 import {
+  type AskPermission,
+  defaultPermissionSettings,
+  type PermissionMode,
+  type PermissionSettings,
+  permissionGate,
+} from "@harness/s05-permissions";
+import {
   type AgentLoopResult,
   AgentTurn,
   addUsage,
@@ -22,16 +29,9 @@ import {
   type ToolResult,
   toResultBlock,
 } from "@harness/shared";
-import {
-  type AskPermission,
-  defaultPermissionSettings,
-  type PermissionMode,
-  type PermissionSettings,
-  permissionGate,
-} from "@harness/s05-permissions";
 import { continueAfterStop } from "./continue-after-stop.ts";
-import { type HookSession, stopInput } from "./hook-input.ts";
 import { hookGate } from "./hook-gate.ts";
+import { type HookSession, stopInput } from "./hook-input.ts";
 import type { HookCommand } from "./load-hooks.ts";
 import { runHooks } from "./run-hooks.ts";
 

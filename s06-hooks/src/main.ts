@@ -9,16 +9,6 @@ import { relative } from "node:path";
 import { type AgentStopReason, terminalObserver } from "@harness/s03-streaming";
 import { isValidTraceId, newTraceId, TraceWriter, traceDir } from "@harness/s04-tracing";
 import {
-  type AskAnswer,
-  type ChapterCli,
-  type CliIo,
-  type CliOptions,
-  type ExtraOption,
-  parseCliArgs,
-  type RunContext,
-  runChapterCli,
-} from "@harness/shared";
-import {
   type CliRules,
   defaultPermissionSettings,
   isPermissionMode,
@@ -31,6 +21,16 @@ import {
   SettingsError,
   saveAllowRules,
 } from "@harness/s05-permissions";
+import {
+  type AskAnswer,
+  type ChapterCli,
+  type CliIo,
+  type CliOptions,
+  type ExtraOption,
+  parseCliArgs,
+  type RunContext,
+  runChapterCli,
+} from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
 import { type HookSession, sessionStartInput, userPromptInput } from "./hook-input.ts";
 import { type LoadedHooks, loadHooks } from "./load-hooks.ts";
@@ -195,7 +195,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     options = undefined;
   }
   // bad usage or --help: the shared CLI says what is wrong, or prints the help
-  if (!options || options.help) return runChapterCli(hooksCli(defaultPermissionSettings(), "default", emptyHooks()), argv, io);
+  if (!options || options.help)
+    return runChapterCli(hooksCli(defaultPermissionSettings(), "default", emptyHooks()), argv, io);
 
   const { extra } = options;
   const rules = (name: keyof CliRules) => extra[name] as string[] | undefined;
