@@ -31,7 +31,7 @@ export interface HookGateOptions {
 }
 
 /**
- * Contract: a hook never loosens a rules deny; a PreToolUse deny (exit 2, or a JSON decision)
+ * Contract: a call the rules deny never reaches a hook (nor runs); a PreToolUse deny (exit 2, or a JSON decision)
  * answers the call with an is_error result carrying the hook's reason, and nothing runs; a hook
  * that fails any other way (exit 1, a timeout) blocks nothing.
  */
@@ -40,12 +40,14 @@ export function hookGate(options: HookGateOptions): CallRunner {
   const approved = permissionGate({ settings: options.settings, mode: options.mode, ask: async () => "yes" });
   const hookOptions = { cwd: options.session.cwd, runProjectHooks: options.runProjectHooks };
   return async (tools, call, context) => {
+    // the rules first: a call they deny is refused by the gate, and no PreToolUse hook runs
+    const rules = decide(call, options.settings, options.mode, context.cwd);
+    if (rules.behavior === "deny") return options.gate(tools, call, context);
     const pre = await runHooks(options.hooks, preToolUseInput(options.session, call), {
       ...hookOptions,
       signal: context.signal,
     });
     for (const line of pre.notices) options.notice?.(line);
-    const rules = decide(call, options.settings, options.mode, context.cwd);
     const decision = combinePermission(rules, pre);
     let result: ToolResult;
     if (decision.decidedBy === "hooks" && decision.behavior === "deny") {
