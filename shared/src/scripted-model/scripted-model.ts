@@ -3,15 +3,21 @@
  *
  * It answers `POST /v1/messages` with the same JSON bodies and SSE streams the API sends, so the
  * real `@anthropic-ai/sdk` client parses everything it produces, through the SDK's `fetch` option
- * (in process) or over HTTP (`startScriptedServer`). It checks each request the way the API would
+ * (in process) or over HTTP (`startScriptedServer`). The same replies go out in two more wire
+ * formats, for the `openai` SDK: `POST /v1/chat/completions` and `POST /v1/responses`. It checks each request the way the API would
  * (a missing key, an invalid history) and records it, so a test can assert on what a loop sent.
  * Each request takes the next step of its script; when the script is empty, it asks its brain.
  */
 import Anthropic, { type ClientOptions } from "@anthropic-ai/sdk";
 import type { MessageCreateParams } from "@anthropic-ai/sdk/resources/messages";
 import { historyProblems } from "../history-problems.ts";
+import { ChatCompletionsWire, type WireRequest } from "./openai-chat-wire.ts";
+import { ResponsesWire } from "./openai-responses-wire.ts";
 import type { ScriptedFault, ScriptedReply, ScriptStep } from "./script.ts";
 import { encodeSse, messageBody, type SseEvent, streamEvents, type WireContext } from "./wire.ts";
+
+/** The wire formats the scripted model speaks, by the API whose endpoint it answers. */
+export type ScriptedApi = "messages" | "chat-completions" | "responses";
 
 /** A request the scripted model received. */
 export interface RecordedRequest {
@@ -19,8 +25,12 @@ export interface RecordedRequest {
   path: string;
   /** Header names are lower case. */
   headers: Record<string, string>;
-  /** The parsed JSON body. */
+  /** The parsed JSON body, as the Messages API would have it (translated from the other formats). */
   body: MessageCreateParams;
+  /** The API the request was sent to. */
+  api: ScriptedApi;
+  /** The parsed JSON body as it was sent, in its own format. */
+  raw: unknown;
 }
 
 /** Decides the reply to a request the script does not cover (the demos' rule-based brains). */
@@ -49,6 +59,8 @@ export class ScriptedModel {
   private readonly script: ScriptStep[];
   private readonly brain?: Brain;
   private readonly model?: string;
+  private readonly chat = new ChatCompletionsWire();
+  private readonly responses = new ResponsesWire();
 
   constructor(options: ScriptedModelOptions = {}) {
     this.script = [...(options.script ?? [])];
@@ -86,25 +98,32 @@ export class ScriptedModel {
   /** Answer one HTTP request. */
   async handle(request: Request): Promise<Response> {
     const url = new URL(request.url);
-    if (request.method !== "POST" || !url.pathname.endsWith("/v1/messages")) {
-      return errorResponse(404, `scripted model: no route for ${request.method} ${url.pathname}`);
+    const api = apiOf(url.pathname);
+    if (request.method !== "POST" || !api) {
+      return errorResponse("messages", 404, `scripted model: no route for ${request.method} ${url.pathname}`);
     }
     const headers = Object.fromEntries(request.headers);
-    let body: MessageCreateParams;
+    let raw: unknown;
     try {
-      body = (await request.json()) as MessageCreateParams;
+      raw = await request.json();
     } catch {
-      return errorResponse(400, "scripted model: the request body is not JSON");
+      return errorResponse(api, 400, "scripted model: the request body is not JSON");
     }
-    this.requests.push({ method: request.method, path: url.pathname, headers, body });
+    // the other formats are read back into the Messages API's shape, after their own checks
+    const read: WireRequest =
+      api === "messages" ? { request: raw as MessageCreateParams } : (api === "responses" ? this.responses : this.chat).read(raw);
+    const body = "request" in read ? read.request : (raw as MessageCreateParams);
+    this.requests.push({ method: request.method, path: url.pathname, headers, body, api, raw });
     const n = this.requests.length;
 
-    if (!headers["x-api-key"] && !headers.authorization) return errorResponse(401, "x-api-key header is required");
-    const invalid = requestProblem(body);
-    if (invalid) return errorResponse(400, invalid);
+    if (!headers["x-api-key"] && !headers.authorization) {
+      return errorResponse(api, 401, api === "messages" ? "x-api-key header is required" : MISSING_KEY);
+    }
+    const invalid = "problem" in read ? read.problem : requestProblem(body);
+    if (invalid) return errorResponse(api, 400, invalid);
 
     const step = this.script.shift() ?? this.brain?.(body);
-    if (!step) return errorResponse(400, `scripted model: no scripted reply left for request #${n}`);
+    if (!step) return errorResponse(api, 400, `scripted model: no scripted reply left for request #${n}`);
 
     const ctx: WireContext = {
       messageId: `msg_scripted_${String(n).padStart(4, "0")}`,
@@ -112,11 +131,62 @@ export class ScriptedModel {
       toolUseId: (i) => `toolu_scripted_${String(n).padStart(4, "0")}_${i}`,
       inputTokens: Math.ceil(JSON.stringify([body.system ?? "", body.tools ?? [], body.messages]).length / 4),
     };
-    return answer(step, body.stream === true, ctx, request.signal);
+    return this.answer(api, raw, step, body.stream === true, ctx, request.signal);
+  }
+
+  /** The reply (or fault) in the wire format of `api`. */
+  private answer(
+    api: ScriptedApi,
+    raw: unknown,
+    step: ScriptStep,
+    stream: boolean,
+    ctx: WireContext,
+    signal: AbortSignal,
+  ): Promise<Response> {
+    const includeUsage = (raw as { stream_options?: { include_usage?: unknown } }).stream_options?.include_usage === true;
+    const wire: Wire = {
+      api,
+      body: (reply) =>
+        api === "messages"
+          ? messageBody(reply, ctx)
+          : api === "chat-completions"
+            ? this.chat.body(reply, ctx)
+            : this.responses.body(reply, ctx),
+      sse: (events) =>
+        api === "messages"
+          ? events.map(encodeSse)
+          : api === "chat-completions"
+            ? this.chat.sse(events, ctx, includeUsage)
+            : this.responses.sse(events, ctx),
+    };
+    return answer(step, stream, ctx, signal, wire);
   }
 }
 
-async function answer(step: ScriptStep, stream: boolean, ctx: WireContext, signal: AbortSignal): Promise<Response> {
+/** One wire format: how a reply goes out whole, and how the events of its stream go out. */
+interface Wire {
+  api: ScriptedApi;
+  body(reply: ScriptedReply): Record<string, unknown>;
+  sse(events: SseEvent[]): string[];
+}
+
+function apiOf(path: string): ScriptedApi | null {
+  if (path.endsWith("/v1/messages")) return "messages";
+  if (path.endsWith("/chat/completions")) return "chat-completions";
+  if (path.endsWith("/responses")) return "responses";
+  return null;
+}
+
+const MISSING_KEY =
+  "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).";
+
+async function answer(
+  step: ScriptStep,
+  stream: boolean,
+  ctx: WireContext,
+  signal: AbortSignal,
+  wire: Wire,
+): Promise<Response> {
   if (step.kind === "hang") {
     await sleep(Number.POSITIVE_INFINITY, signal);
     throw abortError();
@@ -127,16 +197,16 @@ async function answer(step: ScriptStep, stream: boolean, ctx: WireContext, signa
       extra["retry-after-ms"] = String(step.retryAfterMs);
       extra["retry-after"] = String(Math.ceil(step.retryAfterMs / 1000));
     }
-    return errorResponse(step.status, step.message ?? defaultMessage(step.status), extra);
+    return errorResponse(wire.api, step.status, step.message ?? defaultMessage(step.status), extra);
   }
   const reply = step.kind === "reply" ? step : (step.reply ?? FAULT_REPLY);
   await sleep(reply.delayMs ?? 0, signal);
   if (!stream) {
-    if (step.kind === "sse_error") return errorResponse(500, "Internal server error");
+    if (step.kind === "sse_error") return errorResponse(wire.api, 500, "Internal server error");
     if (step.kind === "cut") throw new TypeError("terminated: the scripted connection was cut");
-    return jsonResponse(200, messageBody(reply, ctx));
+    return jsonResponse(200, wire.body(reply));
   }
-  const events = faultedEvents(streamEvents(reply, ctx), step);
+  const events = wire.sse(faultedEvents(streamEvents(reply, ctx), step));
   return new Response(sseBody(events, reply.eventDelayMs ?? 0, signal, step.kind === "cut"), {
     status: 200,
     headers: { "content-type": "text/event-stream", "request-id": `req_${ctx.messageId}` },
@@ -167,7 +237,8 @@ function faultedEvents(events: SseEvent[], step: ScriptedReply | ScriptedFault):
   }
 }
 
-function sseBody(events: SseEvent[], delayMs: number, signal: AbortSignal, cut: boolean): ReadableStream<Uint8Array> {
+/** The stream's text, one piece per event (a piece may be empty), with `delayMs` between pieces. */
+function sseBody(events: string[], delayMs: number, signal: AbortSignal, cut: boolean): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let i = 0;
   return new ReadableStream({
@@ -179,7 +250,7 @@ function sseBody(events: SseEvent[], delayMs: number, signal: AbortSignal, cut: 
         return;
       }
       if (i < events.length) {
-        controller.enqueue(encoder.encode(encodeSse(events[i++])));
+        controller.enqueue(encoder.encode(events[i++]));
       } else if (cut) {
         controller.error(new TypeError("terminated: the scripted connection was cut"));
       } else {
@@ -223,8 +294,15 @@ function defaultMessage(status: number): string {
   return "Internal server error";
 }
 
-/** The API's error body: `{"type":"error","error":{"type":…,"message":…},"request_id":…}`. */
-function errorResponse(status: number, message: string, headers: Record<string, string> = {}): Response {
+/**
+ * The API's error body: `{"type":"error","error":{"type":…,"message":…},"request_id":…}`, or for
+ * the OpenAI formats `{"error":{"message":…,"type":…,"param":null,"code":null}}`.
+ */
+function errorResponse(api: ScriptedApi, status: number, message: string, headers: Record<string, string> = {}): Response {
+  if (api !== "messages") {
+    const type = status === 429 ? "rate_limit_exceeded" : status >= 500 ? "server_error" : "invalid_request_error";
+    return jsonResponse(status, { error: { message, type, param: null, code: null } }, headers);
+  }
   const type = ERROR_TYPES[status] ?? "api_error";
   return jsonResponse(status, { type: "error", error: { type, message }, request_id: REQUEST_ID }, headers);
 }
