@@ -105,7 +105,12 @@ export class ResponsesWire {
           const block = d.content_block as Json;
           const index = output.length + open.size;
           if (block.type === "text") {
-            const item = { id: `msg_scripted_${n}_${index}`, type: "message", status: "in_progress", role: "assistant" };
+            const item = {
+              id: `msg_scripted_${n}_${index}`,
+              type: "message",
+              status: "in_progress",
+              role: "assistant",
+            };
             open.set(Number(d.index), { ...item, output_index: index, text: "" });
             return [
               emit("response.output_item.added", { output_index: index, item: { ...item, content: [] } }),
@@ -216,7 +221,9 @@ export class ResponsesWire {
             incomplete_details: ending.reason === null ? null : { reason: ending.reason },
             usage,
           });
-          return [emit(ending.status === "completed" ? "response.completed" : "response.incomplete", { response: final })];
+          return [
+            emit(ending.status === "completed" ? "response.completed" : "response.incomplete", { response: final }),
+          ];
         }
         case "error": {
           const error = d.error as Json;

@@ -111,7 +111,9 @@ export class ScriptedModel {
     }
     // the other formats are read back into the Messages API's shape, after their own checks
     const read: WireRequest =
-      api === "messages" ? { request: raw as MessageCreateParams } : (api === "responses" ? this.responses : this.chat).read(raw);
+      api === "messages"
+        ? { request: raw as MessageCreateParams }
+        : (api === "responses" ? this.responses : this.chat).read(raw);
     const body = "request" in read ? read.request : (raw as MessageCreateParams);
     this.requests.push({ method: request.method, path: url.pathname, headers, body, api, raw });
     const n = this.requests.length;
@@ -143,7 +145,8 @@ export class ScriptedModel {
     ctx: WireContext,
     signal: AbortSignal,
   ): Promise<Response> {
-    const includeUsage = (raw as { stream_options?: { include_usage?: unknown } }).stream_options?.include_usage === true;
+    const includeUsage =
+      (raw as { stream_options?: { include_usage?: unknown } }).stream_options?.include_usage === true;
     const wire: Wire = {
       api,
       body: (reply) =>
@@ -298,7 +301,12 @@ function defaultMessage(status: number): string {
  * The API's error body: `{"type":"error","error":{"type":…,"message":…},"request_id":…}`, or for
  * the OpenAI formats `{"error":{"message":…,"type":…,"param":null,"code":null}}`.
  */
-function errorResponse(api: ScriptedApi, status: number, message: string, headers: Record<string, string> = {}): Response {
+function errorResponse(
+  api: ScriptedApi,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
   if (api !== "messages") {
     const type = status === 429 ? "rate_limit_exceeded" : status >= 500 ? "server_error" : "invalid_request_error";
     return jsonResponse(status, { error: { message, type, param: null, code: null } }, headers);
