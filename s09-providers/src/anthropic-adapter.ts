@@ -1,0 +1,25 @@
+/**
+ * The Messages API behind the seam: s03's `streamTurn`, as it is. The course's request is already
+ * in this format's words, so the only work is to leave out what another provider put in the
+ * history (its reasoning), which the API would refuse.
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import { streamTurn } from "@harness/s03-streaming";
+import { keepForFormat, noticeOnce } from "./keep-for-format.ts";
+import type { AdapterOptions, ProviderAdapter } from "./provider-adapter.ts";
+
+/** An adapter that streams turns from the Messages API through `client`. */
+export function anthropicAdapter(client: Anthropic, options: AdapterOptions = {}): ProviderAdapter {
+  const drop = noticeOnce(options.notice);
+  return {
+    format: "anthropic",
+    streamTurn: (request, signal, observer) =>
+      streamTurn(
+        client,
+        { ...request, messages: keepForFormat(request.messages, "anthropic", drop) },
+        signal,
+        observer,
+        options.retryDelayMs,
+      ),
+  };
+}

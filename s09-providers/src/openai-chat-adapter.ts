@@ -1,0 +1,33 @@
+/**
+ * Chat Completions behind the seam (OpenAI, DeepSeek, xAI, vLLM, llama.cpp, Ollama's `/v1`, LM
+ * Studio and most servers that say "OpenAI-compatible"), through the official `openai` SDK:
+ * the request translated (`toChatRequest`), the stream read (`readChatStream`), the answer mapped
+ * (`messageFromChat`), with s03's rule for a stream that fails before its content.
+ */
+import type OpenAI from "openai";
+import { keepForFormat, noticeOnce } from "./keep-for-format.ts";
+import { messageFromChat } from "./message-from-chat.ts";
+import type { AdapterOptions, ProviderAdapter } from "./provider-adapter.ts";
+import { readChatStream } from "./read-chat-stream.ts";
+import { retryUnstartedStream } from "./retry-unstarted-stream.ts";
+import { toChatRequest } from "./to-chat-request.ts";
+
+/** An adapter that streams turns from a Chat Completions endpoint through `client`. */
+export function openAiChatAdapter(client: OpenAI, options: AdapterOptions = {}): ProviderAdapter {
+  const drop = noticeOnce(options.notice);
+  return {
+    format: "openai-chat",
+    streamTurn(request, signal, observer = {}) {
+      const params = toChatRequest({ ...request, messages: keepForFormat(request.messages, "openai-chat", drop) });
+      return retryUnstartedStream(
+        async (progress) => {
+          const stream = await client.chat.completions.create(params, { signal });
+          progress.opened = true;
+          return messageFromChat(await readChatStream(stream, observer, progress));
+        },
+        signal,
+        options.retryDelayMs,
+      );
+    },
+  };
+}

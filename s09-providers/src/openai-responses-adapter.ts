@@ -1,0 +1,35 @@
+/**
+ * The Responses API behind the seam, through the official `openai` SDK: the request translated
+ * (`toResponsesRequest`), the stream read (`readResponsesStream`), the answer mapped
+ * (`messageFromResponse`), with s03's rule for a stream that fails before its content.
+ */
+import type OpenAI from "openai";
+import { keepForFormat, noticeOnce } from "./keep-for-format.ts";
+import { messageFromResponse } from "./message-from-responses.ts";
+import type { AdapterOptions, ProviderAdapter } from "./provider-adapter.ts";
+import { readResponsesStream } from "./read-responses-stream.ts";
+import { retryUnstartedStream } from "./retry-unstarted-stream.ts";
+import { toResponsesRequest } from "./to-responses-request.ts";
+
+/** An adapter that streams turns from a Responses API endpoint through `client`. */
+export function openAiResponsesAdapter(client: OpenAI, options: AdapterOptions = {}): ProviderAdapter {
+  const drop = noticeOnce(options.notice);
+  return {
+    format: "openai-responses",
+    streamTurn(request, signal, observer = {}) {
+      const params = toResponsesRequest({
+        ...request,
+        messages: keepForFormat(request.messages, "openai-responses", drop),
+      });
+      return retryUnstartedStream(
+        async (progress) => {
+          const stream = await client.responses.create(params, { signal });
+          progress.opened = true;
+          return messageFromResponse(await readResponsesStream(stream, observer, progress));
+        },
+        signal,
+        options.retryDelayMs,
+      );
+    },
+  };
+}

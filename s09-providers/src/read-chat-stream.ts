@@ -1,0 +1,95 @@
+/**
+ * A Chat Completions stream, read chunk by chunk into one `chat.completion`.
+ *
+ * Text is handed on as it arrives. A tool call arrives in fragments: the first names its `index`,
+ * `id` and function name, the next ones add pieces of `arguments` under the same `index` (several
+ * calls interleave). The pieces are only joined here; `messageFromChat` parses each call's
+ * arguments once, from the complete text. A stream is complete when a `finish_reason` arrived:
+ * one that ends without it was cut, and is an error, never an answer.
+ */
+import type { StreamObserver } from "@harness/s03-streaming";
+import { StreamError } from "@harness/s03-streaming";
+import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
+import type { StreamProgress } from "./retry-unstarted-stream.ts";
+
+/** A tool call being assembled from its fragments. */
+interface PartialCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * Read `stream` to its end and return the completion it adds up to (`reasoning_content` kept).
+ * Contract: throws `StreamError` when the stream ends without a `finish_reason`; sets
+ * `progress.consumed` once content (text, reasoning or a tool call) has arrived.
+ */
+export async function readChatStream(
+  stream: AsyncIterable<ChatCompletionChunk>,
+  observer: StreamObserver = {},
+  progress: StreamProgress = { opened: true, consumed: false },
+): Promise<ChatCompletion> {
+  let first: ChatCompletionChunk | undefined;
+  let content = "";
+  let reasoning = "";
+  let refusal = "";
+  const calls: PartialCall[] = [];
+  let finish: string | null = null;
+  let usage: ChatCompletion["usage"];
+  for await (const chunk of stream) {
+    if (!first) {
+      first = chunk;
+      observer.start?.();
+    }
+    if (chunk.usage) usage = chunk.usage;
+    const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
+    if (!choice) continue; // the usage chunk has no choices
+    const delta = (choice.delta ?? {}) as ChatCompletionChunk.Choice.Delta & Record<string, unknown>;
+    if (typeof delta.content === "string" && delta.content !== "") {
+      progress.consumed = true;
+      content += delta.content;
+      observer.text?.(delta.content);
+    }
+    // DeepSeek and xAI send `reasoning_content`; vLLM and others send `reasoning`
+    const thought = delta.reasoning_content ?? delta.reasoning;
+    if (typeof thought === "string" && thought !== "") {
+      progress.consumed = true;
+      reasoning += thought;
+    }
+    if (typeof delta.refusal === "string") refusal += delta.refusal;
+    for (const [position, fragment] of (delta.tool_calls ?? []).entries()) {
+      progress.consumed = true;
+      const index = fragment.index ?? position; // a server that omits the index sends whole calls
+      calls[index] ??= { id: "", name: "", arguments: "" };
+      const call = calls[index];
+      if (fragment.id && !call.id) call.id = fragment.id;
+      if (fragment.function?.name && !call.name) call.name = fragment.function.name;
+      if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
+    }
+    if (choice.finish_reason) finish = choice.finish_reason;
+  }
+  if (finish === null) throw new StreamError("the stream ended without a finish_reason");
+  const message = {
+    role: "assistant" as const,
+    content: content || null,
+    refusal: refusal || null,
+    ...(reasoning ? { reasoning_content: reasoning } : {}),
+    ...(calls.length > 0
+      ? {
+          tool_calls: calls.filter(Boolean).map((call) => ({
+            id: call.id,
+            type: "function" as const,
+            function: { name: call.name, arguments: call.arguments },
+          })),
+        }
+      : {}),
+  };
+  return {
+    id: first?.id ?? "",
+    object: "chat.completion",
+    created: first?.created ?? 0,
+    model: first?.model ?? "",
+    choices: [{ index: 0, message, finish_reason: finish as ChatCompletion.Choice["finish_reason"], logprobs: null }],
+    ...(usage ? { usage } : {}),
+  };
+}
