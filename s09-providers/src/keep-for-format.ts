@@ -72,7 +72,10 @@ export function keepForFormat(
       return false;
     });
     if (content.length === message.content.length) return message;
-    return { ...message, content: content.length > 0 ? content : [{ type: "text", text: NOTHING_LEFT }] } as MessageParam;
+    return {
+      ...message,
+      content: content.length > 0 ? content : [{ type: "text", text: NOTHING_LEFT }],
+    } as MessageParam;
   });
   for (const [kind, count] of dropped) {
     const { format: from, why } = FORMAT_BOUND_BLOCKS[kind] ?? MESSAGES_API_ONLY;

@@ -40,6 +40,13 @@ interface LooseMessage {
   tool_calls?: unknown;
 }
 
+/** One of its tool calls, read as loosely. */
+interface LooseCall {
+  id?: unknown;
+  type?: unknown;
+  function?: { name?: unknown; arguments?: unknown };
+}
+
 /**
  * Read one completion (a whole response, or what `readChatStream` assembled) as a turn.
  * Contract: never throws, whatever the completion holds; only the first choice is read.
@@ -52,11 +59,12 @@ export function messageFromChat(completion: ChatCompletion): Message {
   if (typeof reasoning === "string" && reasoning !== "") {
     content.push({ type: "reasoning", format: "openai-chat", text: reasoning } satisfies ReasoningBlock);
   }
-  if (typeof message.content === "string" && message.content !== "") content.push({ type: "text", text: message.content });
+  if (typeof message.content === "string" && message.content !== "") {
+    content.push({ type: "text", text: message.content });
+  }
   const refused = typeof message.refusal === "string" && message.refusal !== "";
   if (refused) content.push({ type: "text", text: message.refusal });
-  const calls: { id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown } }[] =
-    Array.isArray(message.tool_calls) ? message.tool_calls : [];
+  const calls: LooseCall[] = Array.isArray(message.tool_calls) ? message.tool_calls : [];
   for (const call of calls) {
     if (call?.type !== undefined && call.type !== "function") continue; // custom tools: the course offers none
     const fn = call?.function ?? {};

@@ -48,7 +48,12 @@ export function messageFromResponse(response: Response): Message {
       }
     } else if (item?.type === "function_call") {
       // the one parse of a call's arguments; text that does not parse stays a string
-      content.push({ type: "tool_use", id: item.call_id, name: item.name, input: parseToolInput(item.arguments ?? "") });
+      content.push({
+        type: "tool_use",
+        id: item.call_id,
+        name: item.name,
+        input: parseToolInput(item.arguments ?? ""),
+      });
     }
   }
   const calls = content.some((block) => (block as { type: string }).type === "tool_use");

@@ -7,6 +7,7 @@
 import type OpenAI from "openai";
 import { keepForFormat, noticeOnce } from "./keep-for-format.ts";
 import { messageFromChat } from "./message-from-chat.ts";
+import { asEndpointError } from "./openai-endpoint-guard.ts";
 import type { AdapterOptions, ProviderAdapter } from "./provider-adapter.ts";
 import { readChatStream } from "./read-chat-stream.ts";
 import { retryUnstartedStream } from "./retry-unstarted-stream.ts";
@@ -21,7 +22,10 @@ export function openAiChatAdapter(client: OpenAI, options: AdapterOptions = {}):
       const params = toChatRequest({ ...request, messages: keepForFormat(request.messages, "openai-chat", drop) });
       return retryUnstartedStream(
         async (progress) => {
-          const stream = await client.chat.completions.create(params, { signal });
+          // a refusal of the endpoint guard comes back as the guard's error
+          const stream = await client.chat.completions.create(params, { signal }).catch((error: unknown) => {
+            throw asEndpointError(error);
+          });
           progress.opened = true;
           return messageFromChat(await readChatStream(stream, observer, progress));
         },

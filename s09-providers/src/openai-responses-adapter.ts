@@ -6,6 +6,7 @@
 import type OpenAI from "openai";
 import { keepForFormat, noticeOnce } from "./keep-for-format.ts";
 import { messageFromResponse } from "./message-from-responses.ts";
+import { asEndpointError } from "./openai-endpoint-guard.ts";
 import type { AdapterOptions, ProviderAdapter } from "./provider-adapter.ts";
 import { readResponsesStream } from "./read-responses-stream.ts";
 import { retryUnstartedStream } from "./retry-unstarted-stream.ts";
@@ -23,7 +24,10 @@ export function openAiResponsesAdapter(client: OpenAI, options: AdapterOptions =
       });
       return retryUnstartedStream(
         async (progress) => {
-          const stream = await client.responses.create(params, { signal });
+          // a refusal of the endpoint guard comes back as the guard's error
+          const stream = await client.responses.create(params, { signal }).catch((error: unknown) => {
+            throw asEndpointError(error);
+          });
           progress.opened = true;
           return messageFromResponse(await readResponsesStream(stream, observer, progress));
         },

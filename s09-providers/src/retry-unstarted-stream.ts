@@ -43,7 +43,8 @@ export async function retryUnstartedStream<T>(
 
 /** An error of the stream as the loop sees it: a dropped connection reaches here as fetch's bare `TypeError`. */
 function brokeOff(error: unknown): unknown {
-  if (error instanceof StreamError || error instanceof OpenAiApiError || error instanceof AnthropicApiError) return error;
+  if (error instanceof StreamError || error instanceof OpenAiApiError || error instanceof AnthropicApiError)
+    return error;
   return new StreamError(`the stream broke off (${describe(error)})`, { cause: error });
 }
 

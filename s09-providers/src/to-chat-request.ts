@@ -63,7 +63,13 @@ function chatMessages(message: MessageParam): ChatCompletionMessageParam[] {
   }
   const calls: ChatCompletionMessageToolCall[] = blocks.flatMap((block) =>
     block.type === "tool_use"
-      ? [{ id: block.id, type: "function" as const, function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } }]
+      ? [
+          {
+            id: block.id,
+            type: "function" as const,
+            function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) },
+          },
+        ]
       : [],
   );
   const reasoning = (blocks as unknown[]).filter(isReasoningBlock).map((block) => block.text);
@@ -98,6 +104,8 @@ export function resultText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
-    .map((part: { type?: string; text?: string }) => (part.type === "text" ? (part.text ?? "") : `[${part.type} omitted]`))
+    .map((part: { type?: string; text?: string }) =>
+      part.type === "text" ? (part.text ?? "") : `[${part.type} omitted]`,
+    )
     .join("\n");
 }

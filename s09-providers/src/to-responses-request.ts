@@ -27,7 +27,13 @@ export function toResponsesRequest(request: TurnRequest): ResponseCreateParamsSt
       ? {
           tools: request.tools.map((tool) => {
             const t = tool as { name: string; description?: string; input_schema: Record<string, unknown> };
-            return { type: "function" as const, name: t.name, description: t.description, parameters: t.input_schema, strict: false };
+            return {
+              type: "function" as const,
+              name: t.name,
+              description: t.description,
+              parameters: t.input_schema,
+              strict: false,
+            };
           }),
         }
       : {}),
@@ -59,7 +65,12 @@ function inputItems(message: MessageParam): ResponseInputItem[] {
       if (tagged.item) items.push(tagged.item as unknown as ResponseInputItem);
     } else if (block.type === "text") items.push({ role: "assistant", content: block.text });
     else if (block.type === "tool_use") {
-      items.push({ type: "function_call", call_id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}) });
+      items.push({
+        type: "function_call",
+        call_id: block.id,
+        name: block.name,
+        arguments: JSON.stringify(block.input ?? {}),
+      });
     }
   }
   return items;

@@ -14,6 +14,9 @@
  * - an error status: its body is read within the timeout too, then the SDK makes its `APIError`
  *   (and retries what it retries).
  *
+ * The checks name the Messages API by default; `api` gives them another wire format's (a
+ * chapter's adapter for the `openai` SDK wraps the same guard around that client's `fetch`).
+ *
  * It leaves the SDK's retries as they are for refused connections, 429, 5xx and 529. A response
  * that fails a check, or a wait that runs out, is an `EndpointError`, which the SDK does not retry:
  * the same endpoint would answer the same way, and a timeout retried three times is three timeouts.
@@ -62,10 +65,35 @@ export interface EndpointGuardOptions {
   timeoutMs: number;
   /** The largest whole response kept (default 32 MiB); a bigger one is refused. */
   maxBodyBytes?: number;
+  /** The API the endpoint must speak (default `MESSAGES_API`). */
+  api?: EndpointApi;
+}
+
+/** How the guard recognises an API's answers. */
+export interface EndpointApi {
+  /** Its name in an error ("Messages API"). */
+  name: string;
+  /** What its whole responses are called in an error ("message"). */
+  responseName: string;
+  /** True for a URL path whose whole (JSON) responses this API defines. */
+  ownsPath(path: string): boolean;
+  /** True for a parsed whole response of this API. */
+  isResponse(body: unknown): boolean;
+  /** True for a first stream event this API sends: its `event:` name (`null` without one) and its data. */
+  isFirstEvent(name: string | null, data: string): boolean;
 }
 
 /** The events a Messages API stream may begin with. */
 const FIRST_EVENTS = new Set(["message_start", "ping", "error"]);
+
+/** The Messages API, as the guard checks it. */
+export const MESSAGES_API: EndpointApi = {
+  name: "Messages API",
+  responseName: "message",
+  ownsPath: (path) => /\/messages$/.test(path),
+  isResponse: isMessage,
+  isFirstEvent: (name) => FIRST_EVENTS.has(name ?? ""),
+};
 /** How much of a stream is held back while its first event is checked. */
 const MAX_HEAD_BYTES = 64 * 1024;
 /** How much of a refused body the error quotes, in characters. */
@@ -77,7 +105,7 @@ const EXCERPT_CHARS = 100;
  * Contract: throws `EndpointError` and never retries; an abort by the caller stays an abort.
  */
 export function endpointGuard(options: EndpointGuardOptions): Middleware {
-  const { timeoutMs, maxBodyBytes = 32 * 1024 * 1024 } = options;
+  const { timeoutMs, maxBodyBytes = 32 * 1024 * 1024, api = MESSAGES_API } = options;
   const seconds = `${Number((timeoutMs / 1000).toFixed(3))} s`;
   return async (request, next, ctx) => {
     const url = request.url.split("?")[0];
@@ -97,10 +125,10 @@ export function endpointGuard(options: EndpointGuardOptions): Middleware {
     if (ctx.options?.stream && response.ok) {
       if (type !== "text/event-stream" || !response.body) {
         const head = await readBody(response.body, EXCERPT_CHARS * 4, timeoutMs);
-        const what = `answered ${response.status} ${type ?? "with no content type"}, not a Messages API stream`;
+        const what = `answered ${response.status} ${type ?? "with no content type"}, not a ${api.name} stream`;
         throw notMessagesApi(url, what, head.bytes);
       }
-      return new Response(watchStream(response.body, url, timeoutMs, seconds), response);
+      return new Response(watchStream(response.body, url, timeoutMs, seconds, api), response);
     }
 
     const body = await readBody(response.body, maxBodyBytes + 1, timeoutMs - (Date.now() - startedAt));
@@ -112,10 +140,10 @@ export function endpointGuard(options: EndpointGuardOptions): Middleware {
     }
     // a Response with one of these statuses may not have a body, not even an empty one
     const whole = new Response([204, 205, 304].includes(response.status) ? null : body.bytes, response);
-    if (!response.ok || !/\/messages$/.test(new URL(url).pathname)) return whole;
+    if (!response.ok || !api.ownsPath(new URL(url).pathname)) return whole;
     const answered = `answered ${response.status} ${type ?? "with no content type"}`;
     if (type !== "application/json" && !type?.endsWith("+json")) {
-      throw notMessagesApi(url, `${answered}, not a Messages API response`, body.bytes);
+      throw notMessagesApi(url, `${answered}, not a ${api.name} response`, body.bytes);
     }
     let parsed: unknown;
     try {
@@ -123,7 +151,9 @@ export function endpointGuard(options: EndpointGuardOptions): Middleware {
     } catch {
       throw notMessagesApi(url, `${answered} that does not parse as JSON`, body.bytes);
     }
-    if (!isMessage(parsed)) throw notMessagesApi(url, `${answered} that is not a Messages API message`, body.bytes);
+    if (!api.isResponse(parsed)) {
+      throw notMessagesApi(url, `${answered} that is not a ${api.name} ${api.responseName}`, body.bytes);
+    }
     return whole;
   };
 }
@@ -138,6 +168,7 @@ function watchStream(
   url: string,
   ms: number,
   seconds: string,
+  api: EndpointApi,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
@@ -161,15 +192,15 @@ function watchStream(
         head += decoder.decode(chunk.value, { stream: true });
         const first = firstEvent(head);
         if (first === undefined && head.length <= MAX_HEAD_BYTES) continue; // not complete yet
-        if (first === undefined || !FIRST_EVENTS.has(first ?? "")) {
+        if (first === undefined || !api.isFirstEvent(first.name, first.data)) {
           void reader.cancel().catch(() => {});
           const what =
             first === undefined
               ? "no complete event in its first 64 KiB"
-              : first === null
+              : first.name === null
                 ? "a first event without a name"
-                : `a first event named "${first}"`;
-          const answered = `answered an event stream with ${what}, not a Messages API stream`;
+                : `a first event named "${first.name}"`;
+          const answered = `answered an event stream with ${what}, not a ${api.name} stream`;
           throw notMessagesApi(url, answered, new TextEncoder().encode(head));
         }
         for (const piece of held) controller.enqueue(piece);
@@ -182,16 +213,20 @@ function watchStream(
 }
 
 /**
- * The name of the first complete event in the start of a stream: `undefined` while none is
- * complete, `null` when it has no `event:` field (the SDK skips such events).
+ * The first complete event in the start of a stream: `undefined` while none is complete; its name
+ * is `null` when it has no `event:` field (the Anthropic SDK skips such events).
  */
-function firstEvent(head: string): string | null | undefined {
+function firstEvent(head: string): { name: string | null; data: string } | undefined {
   const blocks = head.replace(/\r\n?/g, "\n").split("\n\n");
   for (const block of blocks.slice(0, -1)) {
     const fields = block.split("\n").filter((line) => line !== "" && !line.startsWith(":"));
     if (fields.length === 0) continue; // a comment, a keep-alive
     const event = fields.find((line) => line.startsWith("event:"));
-    return event === undefined ? null : event.slice("event:".length).trim();
+    const data = fields
+      .filter((line) => line.startsWith("data:"))
+      .map((line) => line.slice("data:".length).trimStart())
+      .join("\n");
+    return { name: event === undefined ? null : event.slice("event:".length).trim(), data };
   }
   return undefined;
 }
