@@ -1,0 +1,147 @@
+/**
+ * The adapter a run talks through: `selectProvider`'s choice, built. The Anthropic format gets
+ * shared's `createClient` as every chapter does; the OpenAI formats get an `openai` client with the
+ * same endpoint guard; with no key, the scripted model answers in the chosen format.
+ */
+import {
+  type ClientChoice,
+  type CreateClientOptions,
+  createClient,
+  DEFAULT_MODEL_TIMEOUT_SECONDS,
+  demoBrain,
+  endpointGuard,
+  loadEnv,
+  ScriptedModel,
+} from "@harness/shared";
+import OpenAI from "openai";
+import { anthropicAdapter } from "./anthropic-adapter.ts";
+import { openAiChatAdapter } from "./openai-chat-adapter.ts";
+import { CHAT_COMPLETIONS_API, guardedFetch, RESPONSES_API } from "./openai-endpoint-guard.ts";
+import { openAiResponsesAdapter } from "./openai-responses-adapter.ts";
+import type { AdapterOptions, ProviderAdapter, WireFormat } from "./provider-adapter.ts";
+import { DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, selectProvider } from "./select-provider.ts";
+
+/** Where a run's model calls go: shared's `ClientChoice`, with an adapter in place of the client. */
+export interface AdapterChoice extends Omit<ClientChoice, "client"> {
+  /** The wire format the adapter speaks. */
+  format: WireFormat;
+  adapter: ProviderAdapter;
+}
+
+/** What `createAdapter` reads: `createClient`'s options, the format, and where notices go. */
+export interface CreateAdapterOptions extends CreateClientOptions, AdapterOptions {
+  /** The wire format (`--provider`); without it, the environment decides (`selectProvider`). */
+  provider?: WireFormat;
+}
+
+/** How to build an adapter in front of a scripted model (tests and benchmarks set these). */
+export interface ScriptedAdapterOptions extends AdapterOptions {
+  /** Retries the SDK may make (its default: 2). */
+  maxRetries?: number;
+  /** Milliseconds the guard waits for the model (default: `DEFAULT_MODEL_TIMEOUT_SECONDS`). */
+  timeoutMs?: number;
+}
+
+/** The endpoint guard's view of each OpenAI format. */
+const GUARDED_APIS = { "openai-chat": CHAT_COMPLETIONS_API, "openai-responses": RESPONSES_API } as const;
+
+/**
+ * Choose and build the adapter.
+ * Contract: never sends a request; a key is read only for the format chosen.
+ */
+export function createAdapter(options: CreateAdapterOptions = {}): AdapterChoice {
+  const env = loadEnv(options.env ?? process.env, options.envFile);
+  const selection = selectProvider(options.provider, env, options.offline);
+  const timeoutMs = clampTimeout((options.modelTimeoutSeconds ?? DEFAULT_MODEL_TIMEOUT_SECONDS) * 1000);
+  const adapterOptions: AdapterOptions = { notice: options.notice, retryDelayMs: options.retryDelayMs };
+  if (selection.format === "anthropic") {
+    const { client, ...choice } = createClient({ ...options, offline: selection.kind === "scripted" });
+    return { ...choice, format: "anthropic", adapter: anthropicAdapter(client, adapterOptions) };
+  }
+  const format = selection.format;
+  const model = options.model ?? env.values.MODEL_ID ?? DEFAULT_OPENAI_MODEL;
+  if (selection.kind === "scripted") {
+    const scripted = new ScriptedModel({ brain: options.brain ?? demoBrain });
+    return {
+      format,
+      model,
+      kind: "scripted",
+      adapter: scriptedAdapter(format, scripted, { ...adapterOptions, timeoutMs }),
+      notice:
+        `Using the offline scripted model, speaking ${format} (${selection.scriptedReason}); ` +
+        "set OPENAI_API_KEY (and OPENAI_BASE_URL for another server) in the shell or in .env to use a real model.",
+    };
+  }
+  const credential = selection.credential ?? "OPENAI_API_KEY";
+  const baseURL = env.values.OPENAI_BASE_URL?.trim() || undefined;
+  const client = openAiClient(format, {
+    apiKey: String(env.values[credential]).trim(),
+    baseURL: baseURL ?? DEFAULT_OPENAI_BASE_URL,
+    timeoutMs,
+  });
+  const keySource = `${credential} from ${env.sourceOf(credential)}`;
+  const endpoint = baseURL
+    ? `${baseURL} (OPENAI_BASE_URL from ${env.sourceOf("OPENAI_BASE_URL")})`
+    : DEFAULT_OPENAI_BASE_URL;
+  const adapter =
+    format === "openai-chat"
+      ? openAiChatAdapter(client, adapterOptions)
+      : openAiResponsesAdapter(client, adapterOptions);
+  return {
+    format,
+    model,
+    kind: "api",
+    keySource,
+    baseURL,
+    adapter,
+    notice: `Using ${endpoint} (${format}), model ${model}, with ${keySource}.`,
+  };
+}
+
+/**
+ * An adapter of `format` in front of `model`, in process: what answers with no key. Every format
+ * goes through its real SDK and the endpoint guard, as a real provider's would.
+ */
+export function scriptedAdapter(
+  format: WireFormat,
+  model: ScriptedModel,
+  options: ScriptedAdapterOptions = {},
+): ProviderAdapter {
+  const timeoutMs = clampTimeout(options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_SECONDS * 1000);
+  if (format === "anthropic") {
+    const client = model.client({
+      maxRetries: options.maxRetries,
+      timeout: timeoutMs,
+      middleware: [endpointGuard({ timeoutMs })],
+    });
+    return anthropicAdapter(client, options);
+  }
+  const client = openAiClient(format, {
+    apiKey: "scripted-model-key",
+    baseURL: "http://scripted-model.invalid/v1",
+    timeoutMs,
+    fetch: model.fetch,
+    maxRetries: options.maxRetries,
+  });
+  return format === "openai-chat" ? openAiChatAdapter(client, options) : openAiResponsesAdapter(client, options);
+}
+
+/** An `openai` client whose every request passes the endpoint guard for `format`. */
+function openAiClient(
+  format: "openai-chat" | "openai-responses",
+  options: { apiKey: string; baseURL: string; timeoutMs: number; fetch?: typeof fetch; maxRetries?: number },
+): OpenAI {
+  return new OpenAI({
+    apiKey: options.apiKey,
+    baseURL: options.baseURL,
+    // the guard's timer fires first: the SDK would retry its own timeout
+    timeout: clampTimeout(options.timeoutMs + 1000),
+    fetch: guardedFetch(GUARDED_APIS[format], options.timeoutMs, options.fetch),
+    ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+  });
+}
+
+/** Whole milliseconds, at least 1 and at most what `setTimeout` accepts. */
+function clampTimeout(ms: number): number {
+  return Math.min(Math.max(Math.round(ms), 1), 2 ** 31 - 1);
+}
