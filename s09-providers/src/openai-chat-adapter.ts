@@ -27,7 +27,7 @@ export function openAiChatAdapter(client: OpenAI, options: AdapterOptions = {}):
             throw asEndpointError(error);
           });
           progress.opened = true;
-          return messageFromChat(await readChatStream(stream, observer, progress));
+          return messageFromChat(await readChatStream(stream, observer, progress, signal));
         },
         signal,
         options.retryDelayMs,

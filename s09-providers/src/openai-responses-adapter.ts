@@ -29,7 +29,7 @@ export function openAiResponsesAdapter(client: OpenAI, options: AdapterOptions =
             throw asEndpointError(error);
           });
           progress.opened = true;
-          return messageFromResponse(await readResponsesStream(stream, observer, progress));
+          return messageFromResponse(await readResponsesStream(stream, observer, progress, signal));
         },
         signal,
         options.retryDelayMs,

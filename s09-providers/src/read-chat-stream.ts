@@ -21,6 +21,7 @@ interface PartialCall {
 
 /**
  * Read `stream` to its end and return the completion it adds up to (`reasoning_content` kept).
+ * Stops reading once `signal` aborts.
  * Contract: throws `StreamError` when the stream ends without a `finish_reason`; sets
  * `progress.consumed` once content (text, reasoning or a tool call) has arrived.
  */
@@ -28,6 +29,7 @@ export async function readChatStream(
   stream: AsyncIterable<ChatCompletionChunk>,
   observer: StreamObserver = {},
   progress: StreamProgress = { opened: true, consumed: false },
+  signal?: AbortSignal,
 ): Promise<ChatCompletion> {
   let first: ChatCompletionChunk | undefined;
   let content = "";
@@ -37,6 +39,7 @@ export async function readChatStream(
   let finish: string | null = null;
   let usage: ChatCompletion["usage"];
   for await (const chunk of stream) {
+    if (signal?.aborted) break; // what the SDK had buffered is not shown
     if (!first) {
       first = chunk;
       observer.start?.();

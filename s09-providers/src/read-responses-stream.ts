@@ -25,6 +25,7 @@ const CONTENT_EVENTS = new Set([
 /**
  * Read `stream` to its end and return the response it completed with, its output the items the
  * stream delivered.
+ * Stops reading once `signal` aborts.
  * Contract: throws `StreamError` for `response.failed`, an `error` event, or a stream that ends
  * before `response.completed` / `response.incomplete`.
  */
@@ -32,11 +33,13 @@ export async function readResponsesStream(
   stream: AsyncIterable<ResponseStreamEvent>,
   observer: StreamObserver = {},
   progress: StreamProgress = { opened: true, consumed: false },
+  signal?: AbortSignal,
 ): Promise<Response> {
   const items: ResponseOutputItem[] = [];
   let started = false;
   let final: Response | undefined;
   for await (const event of stream) {
+    if (signal?.aborted) break; // what the SDK had buffered is not shown
     if (!started) {
       started = true;
       observer.start?.();
