@@ -99,7 +99,10 @@ describe.each(WIRE_FORMATS)("the %s adapter, on the scripted model", (format) =>
   });
 
   it("reads a refusal as one: nothing from the turn runs", async () => {
-    const { turn } = await turnOf(format, reply([toolUse("bash", { command: "touch RAN" })], { stopReason: "refusal" }));
+    const { turn } = await turnOf(
+      format,
+      reply([toolUse("bash", { command: "touch RAN" })], { stopReason: "refusal" }),
+    );
     expect(turn.providerStopReason).toBe("refusal");
     expect(stopReasonFor(turn)).toBe("final_answer");
   });
@@ -120,7 +123,9 @@ describe.each(WIRE_FORMATS)("the %s adapter, on the scripted model", (format) =>
     const { model } = await turnOf(format, textReply("Two files."), history);
     expect(history).toEqual(before); // the adapter never changes the loop's history
     const [sent] = model.requests;
-    expect(sent.api).toBe({ anthropic: "messages", "openai-chat": "chat-completions", "openai-responses": "responses" }[format]);
+    expect(sent.api).toBe(
+      { anthropic: "messages", "openai-chat": "chat-completions", "openai-responses": "responses" }[format],
+    );
     expect(sent.body.system).toBe("Be brief.");
     expect(sent.body.tools).toEqual([bashTool]);
     const normalised = sent.body.messages.map((m) => ({
@@ -136,7 +141,10 @@ describe.each(WIRE_FORMATS)("the %s adapter, on the scripted model", (format) =>
 
   it("keeps its own reasoning in the history and sends it back as the provider wants it", async () => {
     const { model, adapter } = setup(format, [
-      reply([{ type: "thinking", thinking: "I should list first.", signature: "sig-1" }, toolUse("bash", { command: "ls" }, "call_r")]),
+      reply([
+        { type: "thinking", thinking: "I should list first.", signature: "sig-1" },
+        toolUse("bash", { command: "ls" }, "call_r"),
+      ]),
       textReply("Done."),
     ]);
     const history: MessageParam[] = [{ role: "user", content: "list" }];
@@ -181,7 +189,9 @@ describe.each(WIRE_FORMATS)("the %s adapter, on the scripted model", (format) =>
   });
 
   it("fails a stream that ends without its last event: a complete call in it never returns", async () => {
-    const { adapter } = setup(format, [{ kind: "no_message_stop", reply: reply([toolUse("bash", { command: "touch RAN" })]) }]);
+    const { adapter } = setup(format, [
+      { kind: "no_message_stop", reply: reply([toolUse("bash", { command: "touch RAN" })]) },
+    ]);
     await expect(adapter.streamTurn(request(), new AbortController().signal)).rejects.toBeInstanceOf(StreamError);
   });
 });
@@ -203,21 +213,21 @@ describe("reasoning across providers", () => {
     "openai-responses": [],
   };
 
-  it.each([
-    "openai-chat",
-    "openai-responses",
-  ] as const)("drops Anthropic's signed thinking on purpose when the history goes to %s, and says so once", async (format) => {
-    const { model, adapter, notices } = setup(format, [textReply("One file."), textReply("Still one.")]);
-    const signal = new AbortController().signal;
-    await adapter.streamTurn(request(histories.anthropic), signal);
-    await adapter.streamTurn(request(histories.anthropic), signal);
-    expect(notices).toEqual([
-      `Not sent to ${format}: 1 thinking block from anthropic (their signatures verify only at Anthropic).`,
-    ]);
-    const sent = model.requests[0].body.messages[1].content as { type: string }[];
-    expect(sent.map((b) => b.type)).toEqual(["tool_use"]);
-    expect(histories.anthropic[1].content).toHaveLength(2); // the history itself keeps it
-  });
+  it.each(["openai-chat", "openai-responses"] as const)(
+    "drops Anthropic's signed thinking on purpose when the history goes to %s, and says so once",
+    async (format) => {
+      const { model, adapter, notices } = setup(format, [textReply("One file."), textReply("Still one.")]);
+      const signal = new AbortController().signal;
+      await adapter.streamTurn(request(histories.anthropic), signal);
+      await adapter.streamTurn(request(histories.anthropic), signal);
+      expect(notices).toEqual([
+        `Not sent to ${format}: 1 thinking block from anthropic (their signatures verify only at Anthropic).`,
+      ]);
+      const sent = model.requests[0].body.messages[1].content as { type: string }[];
+      expect(sent.map((b) => b.type)).toEqual(["tool_use"]);
+      expect(histories.anthropic[1].content).toHaveLength(2); // the history itself keeps it
+    },
+  );
 
   it("drops OpenAI's encrypted reasoning when the history goes to Anthropic, leaving the turn valid", async () => {
     const history: MessageParam[] = [
