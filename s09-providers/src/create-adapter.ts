@@ -55,7 +55,8 @@ export function createAdapter(options: CreateAdapterOptions = {}): AdapterChoice
   const timeoutMs = clampTimeout((options.modelTimeoutSeconds ?? DEFAULT_MODEL_TIMEOUT_SECONDS) * 1000);
   const adapterOptions: AdapterOptions = { notice: options.notice, retryDelayMs: options.retryDelayMs };
   if (selection.format === "anthropic") {
-    const { client, ...choice } = createClient({ ...options, offline: selection.kind === "scripted" });
+    // the same rule picks the same credential: createClient says why when there is none
+    const { client, ...choice } = createClient(options);
     return { ...choice, format: "anthropic", adapter: anthropicAdapter(client, adapterOptions) };
   }
   const format = selection.format;

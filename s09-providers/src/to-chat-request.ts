@@ -8,7 +8,12 @@
  *
  * Left out: images and documents (the course's tools return text), `tool_choice`, sampling options.
  */
-import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages";
+import type {
+  ContentBlockParam,
+  MessageParam,
+  TextBlockParam,
+  ToolResultBlockParam,
+} from "@anthropic-ai/sdk/resources/messages";
 import type {
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
@@ -55,7 +60,7 @@ function chatMessages(message: MessageParam): ChatCompletionMessageParam[] {
     // tool results first, one `tool` message each, then whatever the user wrote
     const results: ChatCompletionMessageParam[] = blocks.flatMap((block) =>
       block.type === "tool_result"
-        ? [{ role: "tool" as const, tool_call_id: block.tool_use_id, content: resultText(block.content) }]
+        ? [{ role: "tool" as const, tool_call_id: block.tool_use_id, content: resultText(block) }]
         : [],
     );
     const text = textOf(blocks);
@@ -99,13 +104,20 @@ function textOf(blocks: readonly ContentBlockParam[]): string {
     .join("\n");
 }
 
-/** A tool result's content as text (the course's tools return text; other parts are named, not sent). */
-export function resultText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((part: { type?: string; text?: string }) =>
-      part.type === "text" ? (part.text ?? "") : `[${part.type} omitted]`,
-    )
-    .join("\n");
+/**
+ * A tool result as the text these formats send (the course's tools return text; other parts are
+ * named, not sent). They have no `is_error`: a failed result says so in its first word, as the
+ * course's coded errors (`Error [denied]: …`) already do, else with `Error: ` put before it.
+ */
+export function resultText(block: ToolResultBlockParam): string {
+  const content = block.content;
+  const text =
+    typeof content === "string"
+      ? content
+      : (content ?? [])
+          .map((part: { type?: string; text?: string }) =>
+            part.type === "text" ? (part.text ?? "") : `[${part.type} omitted]`,
+          )
+          .join("\n");
+  return block.is_error && !/^Error\b/.test(text) ? `Error: ${text}` : text;
 }

@@ -52,7 +52,7 @@ function inputItems(message: MessageParam): ResponseInputItem[] {
   if (message.role === "user") {
     for (const block of blocks) {
       if (block.type === "tool_result") {
-        items.push({ type: "function_call_output", call_id: block.tool_use_id, output: resultText(block.content) });
+        items.push({ type: "function_call_output", call_id: block.tool_use_id, output: resultText(block) });
       }
     }
     const text = blocks.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");

@@ -139,6 +139,21 @@ describe.each(WIRE_FORMATS)("the %s adapter, on the scripted model", (format) =>
     ]);
   });
 
+  it("tells the model a result failed, though only the Messages API has an is_error field", async () => {
+    const history: MessageParam[] = [
+      { role: "user", content: "list" },
+      { role: "assistant", content: [{ type: "tool_use", id: "call_e", name: "bash", input: { command: "ls /x" } }] },
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "call_e", content: "ls: /x: No such file\n[exit code 2]", is_error: true }],
+      },
+    ];
+    const { model } = await turnOf(format, textReply("It is not there."), history);
+    expect(model.requests[0].body.messages[2].content).toEqual([
+      { type: "tool_result", tool_use_id: "call_e", content: "ls: /x: No such file\n[exit code 2]", is_error: true },
+    ]);
+  });
+
   it("keeps its own reasoning in the history and sends it back as the provider wants it", async () => {
     const { model, adapter } = setup(format, [
       reply([

@@ -75,7 +75,17 @@ export interface ChapterCli<R extends string> {
    * the run began, prompt included); a history already told is not told again.
    */
   historyChanged?(history: readonly MessageParam[], context: CliContext): void | Promise<void>;
+  /**
+   * Where the model calls go, for a chapter that chooses on its own (another wire format): called
+   * once at start, in place of `createClient`. Its notice is printed, and its kind, key source and
+   * endpoint serve as `createClient`'s would; without a client of its own, `context.client` is the
+   * scripted model's, which such a chapter does not call.
+   */
+  connect?(options: CliOptions, env: NodeJS.ProcessEnv): Connection;
 }
+
+/** What `connect` chose: `createClient`'s choice, the client optional. */
+export type Connection = Omit<ClientChoice, "client"> & { client?: ClientChoice["client"] };
 
 /** The streams and environment a CLI run uses (tests pass their own). */
 export interface CliIo {
@@ -96,7 +106,7 @@ export async function runChapterCli<R extends string>(
   argv: string[],
   io: CliIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env },
 ): Promise<number> {
-  const fail = (error: unknown, choice?: ClientChoice) => {
+  const fail = (error: unknown, choice?: Connection) => {
     io.stderr.write(`${chapter.command}: error: ${describeError(error, choice ?? {})}\n`);
     if (io.env.DEBUG && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
   };
@@ -112,12 +122,20 @@ export async function runChapterCli<R extends string>(
     io.stdout.write(`${usage(chapter.command, chapter.summary, chapter.extraOptions, chapter.exitCodes)}\n`);
     return 0;
   }
-  const choice = createClient({
-    offline: options.offline,
-    model: options.model,
-    modelTimeoutSeconds: options.modelTimeoutSeconds,
-    env: io.env,
-  });
+  let choice: Connection;
+  try {
+    choice =
+      chapter.connect?.(options, io.env) ??
+      createClient({
+        offline: options.offline,
+        model: options.model,
+        modelTimeoutSeconds: options.modelTimeoutSeconds,
+        env: io.env,
+      });
+  } catch (error) {
+    fail(error);
+    return 1;
+  }
   io.stderr.write(`${choice.notice}\n`);
   const view = new TerminalView(io, { estimatedTokens: choice.kind === "scripted" });
   const terminal = io.stdin.isTTY === true;
@@ -129,7 +147,7 @@ export async function runChapterCli<R extends string>(
   let controller: AbortController | null = null;
   const unanswerable = new Set<string>();
   const context: CliContext = {
-    client: choice.client,
+    client: choice.client ?? createClient({ offline: true, env: io.env }).client,
     model: choice.model,
     options,
     view,

@@ -220,7 +220,7 @@ function toMessagesRequest(body: Json, chat: Json[]): MessageCreateParams {
     if (message.role === "system" || message.role === "developer") system.push(text);
     else if (message.role === "user") add("user", text ? [{ type: "text", text }] : []);
     else if (message.role === "tool") {
-      add("user", [{ type: "tool_result", tool_use_id: String(message.tool_call_id), content: text }]);
+      add("user", [{ type: "tool_result", tool_use_id: String(message.tool_call_id), ...readResult(text) }]);
     } else if (message.role === "assistant") {
       const blocks: Json[] = [];
       if (typeof message.reasoning_content === "string") {
@@ -265,6 +265,15 @@ export function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content.map((part) => (isRecord(part) && typeof part.text === "string" ? part.text : "")).join("");
+}
+
+/**
+ * A tool result's text as a model reads it. These formats have no `is_error`: a result whose first
+ * word is "Error" is a failure, and an `Error: ` put before the text to say so is taken off again.
+ */
+export function readResult(text: string): { content: string; is_error?: true } {
+  if (text.startsWith("Error: ")) return { content: text.slice("Error: ".length), is_error: true };
+  return /^Error\b/.test(text) ? { content: text, is_error: true } : { content: text };
 }
 
 /** A tool call's arguments as an object: `{}` when they are not a JSON object. */

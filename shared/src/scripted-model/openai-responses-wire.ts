@@ -14,7 +14,7 @@
  * output, the `content` of reasoning items.
  */
 import type { MessageCreateParams, MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import { parseObject, textOf, type WireRequest } from "./openai-chat-wire.ts";
+import { parseObject, readResult, textOf, type WireRequest } from "./openai-chat-wire.ts";
 import type { ScriptedReply } from "./script.ts";
 import { type SseEvent, streamEvents, type WireContext } from "./wire.ts";
 
@@ -280,7 +280,7 @@ function toMessagesRequest(body: Json, input: Json[]): MessageCreateParams {
     if (item.type === "function_call") {
       add("assistant", { type: "tool_use", id: item.call_id, name: item.name, input: parseObject(item.arguments) });
     } else if (item.type === "function_call_output") {
-      add("user", { type: "tool_result", tool_use_id: String(item.call_id), content: textOf(item.output) });
+      add("user", { type: "tool_result", tool_use_id: String(item.call_id), ...readResult(textOf(item.output)) });
     } else if (item.type === "reasoning") {
       const summary = Array.isArray(item.summary) ? textOf(item.summary) : "";
       add("assistant", { type: "thinking", thinking: summary, signature: String(item.encrypted_content ?? "") });
