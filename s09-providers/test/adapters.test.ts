@@ -145,7 +145,14 @@ describe.each(WIRE_FORMATS)("the %s adapter, on the scripted model", (format) =>
       { role: "assistant", content: [{ type: "tool_use", id: "call_e", name: "bash", input: { command: "ls /x" } }] },
       {
         role: "user",
-        content: [{ type: "tool_result", tool_use_id: "call_e", content: "ls: /x: No such file\n[exit code 2]", is_error: true }],
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: "call_e",
+            content: "ls: /x: No such file\n[exit code 2]",
+            is_error: true,
+          },
+        ],
       },
     ];
     const { model } = await turnOf(format, textReply("It is not there."), history);

@@ -266,9 +266,12 @@ export const FAULT_CASES: readonly FaultCase[] = [
   },
 ];
 
-/** A chapter's loop as the runner calls it: run on `messages` in `cwd` with this client. */
-export type FaultMatrixLoop = (
-  client: Anthropic,
+/**
+ * A chapter's loop as the runner calls it: run on `messages` in `cwd` with this client (by
+ * default an Anthropic client; see `RunFaultCaseOptions.connect` for another).
+ */
+export type FaultMatrixLoop<C = Anthropic> = (
+  client: C,
   messages: MessageParam[],
   cwd: string,
 ) => Promise<{ stopReason: string; turns: number }>;
@@ -304,7 +307,12 @@ export interface FaultOutcome {
 }
 
 /** How to run a case. */
-export interface RunFaultCaseOptions {
+export interface RunFaultCaseOptions<C = Anthropic> {
+  /**
+   * The client the loop gets, in front of the case's scripted model, allowed `maxRetries` retries
+   * (default: the model's own Anthropic client): a loop that speaks another wire format.
+   */
+  connect?: (model: ScriptedModel, maxRetries: number) => C;
   /** Where the tools run (default: a fresh temp directory, removed afterwards). */
   cwd?: string;
   /** Steps answered before the case's script (earlier turns of the run; each one request). */
@@ -318,11 +326,12 @@ export interface RunFaultCaseOptions {
  * history, as a REPL would.
  * Contract: never throws for anything the loop does; a throw is reported as `end.kind: "threw"`.
  */
-export async function runFaultCase(
+export async function runFaultCase<C = Anthropic>(
   fault: FaultCase,
-  loop: FaultMatrixLoop,
-  options: RunFaultCaseOptions = {},
+  loop: FaultMatrixLoop<C>,
+  options: RunFaultCaseOptions<C> = {},
 ): Promise<FaultOutcome> {
+  const connect = options.connect ?? ((model, maxRetries) => model.client({ maxRetries }) as C);
   const cwd = options.cwd ?? mkdtempSync(join(tmpdir(), "fault-matrix-"));
   try {
     const filesBefore = new Set(visibleFiles(cwd));
@@ -332,7 +341,7 @@ export async function runFaultCase(
     let turns: number | null = null;
     let errorMessage: string | null = null;
     try {
-      const result = await loop(model.client({ maxRetries: FAULT_MATRIX_MAX_RETRIES }), messages, cwd);
+      const result = await loop(connect(model, FAULT_MATRIX_MAX_RETRIES), messages, cwd);
       end = { kind: "stopped", stopReason: result.stopReason };
       turns = result.turns;
     } catch (error) {
@@ -353,7 +362,7 @@ export async function runFaultCase(
       history: structuredClone(messages),
       nextPromptProblem: null,
     };
-    outcome.nextPromptProblem = await nextPromptProblem(loop, messages, cwd);
+    outcome.nextPromptProblem = await nextPromptProblem(loop, messages, cwd, connect);
     return outcome;
   } finally {
     if (!options.cwd) rmSync(cwd, { recursive: true, force: true });
@@ -361,11 +370,16 @@ export async function runFaultCase(
 }
 
 /** Send one more prompt on `messages`; `null` when it is answered and the history stays valid. */
-async function nextPromptProblem(loop: FaultMatrixLoop, messages: MessageParam[], cwd: string): Promise<string | null> {
+async function nextPromptProblem<C>(
+  loop: FaultMatrixLoop<C>,
+  messages: MessageParam[],
+  cwd: string,
+  connect: (model: ScriptedModel, maxRetries: number) => C,
+): Promise<string | null> {
   const model = new ScriptedModel({ script: [textReply("Still here.")] });
   appendUserText(messages, "Are you still there?");
   try {
-    const result = await loop(model.client({ maxRetries: 0 }), messages, cwd);
+    const result = await loop(connect(model, 0), messages, cwd);
     if (result.stopReason !== "final_answer") return `the next prompt ended with ${result.stopReason}`;
   } catch (error) {
     const { errorName, status } = thrownEnd(error) as { errorName: string; status?: number };
@@ -376,7 +390,9 @@ async function nextPromptProblem(loop: FaultMatrixLoop, messages: MessageParam[]
 }
 
 function thrownEnd(error: unknown): FaultEnd {
-  const errorName = error instanceof Error ? error.name : typeof error;
+  // the openai SDK leaves its errors' `name` as "Error": their class names them
+  const errorName =
+    error instanceof Error ? (error.name === "Error" ? error.constructor.name : error.name) : typeof error;
   const status = (error as { status?: unknown } | null)?.status;
   return { kind: "threw", errorName, ...(typeof status === "number" ? { status } : {}) };
 }

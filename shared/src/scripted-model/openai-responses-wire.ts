@@ -6,8 +6,9 @@
  * place of the reply.
  *
  * A thinking block goes out as a `reasoning` item whose `encrypted_content` is opaque, and a
- * stateless request (`store: false`) must send that item back unchanged: the model remembers what
- * it issued and refuses a request that alters it, in the API's words. A cut or refused reply ends
+ * stateless request (`store: false`) must send that item back unchanged: like the API, the model
+ * verifies it without keeping any state (the content seals the item's id), and refuses a request
+ * that drops or alters it, in the API's words. A cut or refused reply ends
  * `incomplete`, with its reason.
  *
  * Left out: built-in tools, `previous_response_id` (the model keeps no conversations), structured
@@ -39,10 +40,23 @@ export function responsesEnding(stopReason: string | null): { status: string; re
   }
 }
 
-/** The scripted model's Responses API side. It remembers the reasoning items it issued. */
-export class ResponsesWire {
-  private readonly issued = new Map<string, string>(); // reasoning item id → its encrypted_content
+/** The `encrypted_content` of a reasoning item: opaque to the client, verifiable by any scripted model. */
+function seal(id: string, signature: string): string {
+  return `enc_${Buffer.from(JSON.stringify([id, signature])).toString("base64url")}`;
+}
 
+/** True when `encrypted` was sealed for the item `id`. */
+function verifies(id: string, encrypted: string): boolean {
+  try {
+    const [sealedId] = JSON.parse(Buffer.from(encrypted.replace(/^enc_/, ""), "base64url").toString("utf8"));
+    return encrypted.startsWith("enc_") && sealedId === id;
+  } catch {
+    return false;
+  }
+}
+
+/** The scripted model's Responses API side. */
+export class ResponsesWire {
   /** Read a request body: check it as the API would, and translate it. */
   read(body: unknown): WireRequest {
     if (!isRecord(body)) return { problem: "We could not parse the JSON body of your request." };
@@ -187,8 +201,7 @@ export class ResponsesWire {
           }
           if (item.type === "reasoning") {
             const summary = { type: "summary_text", text };
-            const encrypted = `enc_${Buffer.from(String(signature)).toString("base64url")}`;
-            this.issued.set(String(item.id), encrypted);
+            const encrypted = seal(String(item.id), String(signature));
             const done = { ...fields, summary: [summary], encrypted_content: encrypted };
             output.push(done);
             return [
@@ -250,14 +263,14 @@ export class ResponsesWire {
         answered.add(String(item.call_id));
       }
       if (item.type === "reasoning" && typeof item.id === "string") {
-        const issued = this.issued.get(item.id);
-        if (stateless && (issued === undefined || typeof item.encrypted_content !== "string")) {
+        if (typeof item.encrypted_content !== "string") {
+          if (!stateless) continue; // a stored item: the model keeps none, and takes it as it is
           return (
             `Item with id '${item.id}' not found. Items are not persisted when \`store\` is set to false. ` +
             "Try again with `store` set to true, or remove this item from your input."
           );
         }
-        if (issued !== undefined && item.encrypted_content !== issued) {
+        if (!verifies(item.id, item.encrypted_content)) {
           return `The encrypted content for item ${item.id} could not be verified.`;
         }
       }
