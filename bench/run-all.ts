@@ -16,6 +16,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { renderChart } from "./render-chart.ts";
 import { renderReport } from "./render-report.ts";
+import { adapterCost } from "./scenarios/adapter-cost.ts";
 import { bashFlood } from "./scenarios/bash-flood.ts";
 import { coldStart } from "./scenarios/cold-start.ts";
 import { dispatchConcurrency } from "./scenarios/dispatch-concurrency.ts";
@@ -54,6 +55,7 @@ const scenarios: { name: string; slow?: boolean; run: () => Promise<Section> }[]
   { name: "hooks", run: () => hookCost({ warmup: 3, reps: 15 }) },
   { name: "trace-view", run: () => traceView({ warmup: 2, reps: 7 }) },
   { name: "permissions", run: () => permissionDecisions({ warmup: 2, reps: 7 }) },
+  { name: "adapters", run: () => adapterCost({ turns: 9, warmup: 3, reps: reps ?? 15 }) },
   { name: "cold-start", run: () => coldStart({ warmup: 2, reps: 10, repoRoot }) },
   { name: "test-cache", slow: true, run: () => testCache({ reps: 3, repoRoot }) },
 ];
