@@ -1,5 +1,6 @@
 export * from "./anthropic-adapter.ts";
 export * from "./create-adapter.ts";
+export * from "./describe-openai-error.ts";
 export * from "./keep-for-format.ts";
 export * from "./message-from-chat.ts";
 export * from "./message-from-responses.ts";

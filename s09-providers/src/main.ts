@@ -41,8 +41,9 @@ import {
 } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
 import { createAdapter } from "./create-adapter.ts";
+import { describeOpenAiError, type OpenAiErrorContext } from "./describe-openai-error.ts";
 import { type ProviderAdapter, WIRE_FORMATS } from "./provider-adapter.ts";
-import { isWireFormat } from "./select-provider.ts";
+import { DEFAULT_OPENAI_BASE_URL, isWireFormat } from "./select-provider.ts";
 
 /** s06's options, unchanged, and `--provider`. */
 export const S09_OPTIONS: ExtraOption[] = [
@@ -80,6 +81,7 @@ export function providersCli(
   stderr: NodeJS.WritableStream = process.stderr,
 ): ChapterCli<AgentStopReason> {
   let adapter: ProviderAdapter | undefined;
+  let connection: OpenAiErrorContext | undefined; // where an OpenAI format's calls go, for its errors
   let trace: TraceWriter | undefined;
   let started: Promise<{ session: HookSession; runProjectHooks: boolean }> | undefined;
   // once per session, before the first prompt: trust, then SessionStart
@@ -125,6 +127,9 @@ export function providersCli(
         notice: (line) => stderr.write(`s09: ${line}\n`),
       });
       adapter = choice.adapter;
+      if (choice.format !== "anthropic") {
+        connection = { baseURL: choice.baseURL ?? DEFAULT_OPENAI_BASE_URL, keySource: choice.keySource };
+      }
       return choice;
     },
     async run(history, context) {
@@ -170,7 +175,8 @@ export function providersCli(
       });
       return running.catch((error) => {
         sayWhereTheTraceIs(context);
-        throw error;
+        const line = connection && describeOpenAiError(error, connection);
+        throw line ? new Error(line, { cause: error }) : error;
       });
     },
     afterRun: (_result, context) => sayWhereTheTraceIs(context),
