@@ -50,7 +50,10 @@ export const S09_OPTIONS: ExtraOption[] = [
   {
     name: "provider",
     type: "string",
-    help: `--provider P        the wire format: ${WIRE_FORMATS.join(", ")} (default: from the keys set)`,
+    help:
+      `--provider P        the wire format: ${WIRE_FORMATS.join(", ")}; default: anthropic\n` +
+      "                      with an Anthropic key, else openai-chat with OPENAI_API_KEY (endpoint:\n" +
+      "                      OPENAI_BASE_URL); with no key for it, the scripted model speaks it",
   },
   {
     name: "trace",

@@ -88,7 +88,7 @@ describe("pnpm s09", () => {
 
   it("lists --provider in its help, beside every earlier option", async () => {
     const { code, stdout } = await runCli(["--help"], cleanEnv());
-    expect(stdout).toMatch(/--provider P\s+the wire format: anthropic, openai-chat, openai-responses/);
+    expect(stdout).toMatch(/--provider P\s+the wire format: anthropic, openai-chat, openai-responses; default/);
     for (const option of ["--max-turns", "--offline", "--trace", "--permission-mode", "--allow"])
       expect(stdout).toContain(option);
     expect(code).toBe(0);

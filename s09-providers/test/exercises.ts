@@ -1,0 +1,34 @@
+/**
+ * The exercises of this chapter's text, as data that `pnpm test:exercises` checks: each makes one
+ * change to the code and names the test it turns red (`expect: "fail"`). Test infrastructure, not
+ * part of the chapter; the fields are described in docs/README.md ("Exercises").
+ */
+export const exercises = [
+  {
+    // a stream that ended without a finish reason read as a turn
+    id: 1,
+    file: "src/read-chat-stream.ts",
+    find: 'if (finish === null) throw new StreamError("the stream ended without a finish_reason");',
+    replace: "",
+    test: "fails a stream that ends without a finish_reason",
+    expect: "fail",
+  },
+  {
+    // a call cut by the length limit read as an ordinary answer
+    id: 2,
+    file: "src/message-from-chat.ts",
+    find: 'length: "max_tokens",',
+    replace: 'length: "end_turn",',
+    test: "never runs a call cut by the length limit",
+    expect: "fail",
+  },
+  {
+    // every block sent to every format, signatures and encrypted reasoning included
+    id: 3,
+    file: "src/keep-for-format.ts",
+    find: "if (bound.format === format) return true;",
+    replace: "return true;",
+    test: "drops Anthropic's signed thinking on purpose",
+    expect: "fail",
+  },
+];
