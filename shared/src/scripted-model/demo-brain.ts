@@ -7,6 +7,7 @@
  * which prompts it knows, and how to use a real model.
  */
 import type { MessageCreateParams, MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import { CONTEXT_RULES } from "./context-rules.ts";
 import { type ScriptedReply, text, textReply, toolUse, reply as withBlocks } from "./script.ts";
 
 /** A tool call of the current prompt and the result it got. */
@@ -24,6 +25,8 @@ export interface Conversation {
   exchanges: Exchange[];
   /** Names of the tools the request offers. */
   tools: Set<string>;
+  /** The whole conversation the request carries, for rules that read further back than the prompt. */
+  messages: MessageParam[];
 }
 
 /** One thing the brain knows how to do: a prompt it recognises and the replies it gives. */
@@ -32,6 +35,8 @@ export interface DemoRule {
   example: string;
   /** Tools it needs; it is offered only when the request has them all. */
   needs: string[];
+  /** True for a prompt a harness sends rather than one a user types: not listed as an example. */
+  unlisted?: boolean;
   /** True when this rule answers this prompt (the latest one in the conversation). */
   matches(prompt: string): boolean;
   /** The next reply, from the exchanges so far. */
@@ -44,7 +49,10 @@ export function demoBrain(request: MessageCreateParams): ScriptedReply {
   const usable = DEMO_RULES.filter((rule) => rule.needs.every((t) => conversation.tools.has(t)));
   const rule = usable.find((r) => r.matches(conversation.prompt));
   if (rule) return rule.next(conversation);
-  const examples = usable.map((r) => `  - ${r.example}`).join("\n");
+  const examples = usable
+    .filter((r) => !r.unlisted)
+    .map((r) => `  - ${r.example}`)
+    .join("\n");
   return textReply(
     "I am the offline scripted model: a stand-in for Claude that runs with no key and no network, " +
       "so I only know a few prompts. Try one of these:\n" +
@@ -81,7 +89,7 @@ export function readConversation(request: MessageCreateParams): Conversation {
       });
     }
   }
-  return { prompt, exchanges, tools };
+  return { prompt, exchanges, tools, messages };
 }
 
 function isPrompt(message: MessageParam): boolean {
@@ -90,10 +98,12 @@ function isPrompt(message: MessageParam): boolean {
   return message.content.some((b) => b.type === "text");
 }
 
+/** A prompt is the message's last text: earlier texts in it are older words (a summary, a prompt never answered). */
 function promptText(message: MessageParam | undefined): string {
   if (!message) return "";
   if (typeof message.content === "string") return message.content;
-  return message.content.map((b) => (b.type === "text" ? b.text : "")).join("\n");
+  const texts = message.content.flatMap((b) => (b.type === "text" ? [b.text] : []));
+  return texts.at(-1) ?? "";
 }
 
 /** A bash result split into its output and exit code. */
@@ -356,6 +366,7 @@ export const DEMO_RULES: DemoRule[] = [
   editFile,
   readWithNamedTool,
   runLine,
+  ...CONTEXT_RULES,
 ];
 
 function quote(value: string): string {

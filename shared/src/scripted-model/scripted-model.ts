@@ -10,8 +10,9 @@
 import Anthropic, { type ClientOptions } from "@anthropic-ai/sdk";
 import type { MessageCreateParams } from "@anthropic-ai/sdk/resources/messages";
 import { historyProblems } from "../history-problems.ts";
+import { type ManagedRequest, manageContext } from "./context-management.ts";
 import type { ScriptedFault, ScriptedReply, ScriptStep } from "./script.ts";
-import { encodeSse, messageBody, type SseEvent, streamEvents, type WireContext } from "./wire.ts";
+import { encodeSse, estimateInputTokens, messageBody, type SseEvent, streamEvents, type WireContext } from "./wire.ts";
 
 /** A request the scripted model received. */
 export interface RecordedRequest {
@@ -37,6 +38,11 @@ export interface ScriptedModelOptions {
    * request asked for, so a response or a trace never passes the scripted model off as Claude.
    */
   model?: string;
+  /**
+   * Input tokens a request may hold (estimated, about four characters a token); a longer one is
+   * refused as the API refuses it: 400 "prompt is too long: N tokens > M maximum". Default: no limit.
+   */
+  contextWindow?: number;
 }
 
 /** The model id the scripted model answers under, whatever model the request named. */
@@ -49,11 +55,13 @@ export class ScriptedModel {
   private readonly script: ScriptStep[];
   private readonly brain?: Brain;
   private readonly model?: string;
+  private readonly contextWindow?: number;
 
   constructor(options: ScriptedModelOptions = {}) {
     this.script = [...(options.script ?? [])];
     this.brain = options.brain;
     this.model = options.model;
+    this.contextWindow = options.contextWindow;
   }
 
   /** Append steps to the script. */
@@ -102,17 +110,25 @@ export class ScriptedModel {
     if (!headers["x-api-key"] && !headers.authorization) return errorResponse(401, "x-api-key header is required");
     const invalid = requestProblem(body);
     if (invalid) return errorResponse(400, invalid);
+    // what the model reads: the history after the server's context management (context-management.ts)
+    const managed = manageContext(body, headers);
+    if (typeof managed === "string") return errorResponse(400, managed);
+    const inputTokens = estimateInputTokens(managed.body);
+    if (this.contextWindow !== undefined && inputTokens > this.contextWindow) {
+      return errorResponse(400, `prompt is too long: ${inputTokens} tokens > ${this.contextWindow} maximum`);
+    }
 
-    const step = this.script.shift() ?? this.brain?.(body);
-    if (!step) return errorResponse(400, `scripted model: no scripted reply left for request #${n}`);
+    const step = managed.pause ? undefined : (this.script.shift() ?? this.brain?.(managed.body));
+    if (!step && !managed.pause) return errorResponse(400, `scripted model: no scripted reply left for request #${n}`);
 
     const ctx: WireContext = {
       messageId: `msg_scripted_${String(n).padStart(4, "0")}`,
       model: this.model ?? SCRIPTED_MODEL_ID,
       toolUseId: (i) => `toolu_scripted_${String(n).padStart(4, "0")}_${i}`,
-      inputTokens: Math.ceil(JSON.stringify([body.system ?? "", body.tools ?? [], body.messages]).length / 4),
+      inputTokens,
+      contextManagement: managed.response,
     };
-    return answer(step, body.stream === true, ctx, request.signal);
+    return answer(withCompaction(step, managed), body.stream === true, ctx, request.signal);
   }
 }
 
@@ -141,6 +157,14 @@ async function answer(step: ScriptStep, stream: boolean, ctx: WireContext, signa
     status: 200,
     headers: { "content-type": "text/event-stream", "request-id": `req_${ctx.messageId}` },
   });
+}
+
+/** The step with the server's compaction block first, when the request triggered one (alone, when it pauses). */
+function withCompaction(step: ScriptStep | undefined, managed: ManagedRequest): ScriptStep {
+  if (!managed.compaction) return step as ScriptStep;
+  const block = { type: "other" as const, block: managed.compaction };
+  if (managed.pause || !step) return { kind: "reply", content: [block], stopReason: "compaction" };
+  return step.kind === "reply" ? { ...step, content: [block, ...step.content] } : step;
 }
 
 const FAULT_REPLY: ScriptedReply = {
