@@ -1,0 +1,376 @@
+/**
+ * s08's command line: s06's, plus the context window. `--context-window N` sets the window (and,
+ * offline, the scripted model's: it refuses a longer request as the API does); `--compaction`
+ * chooses who keeps the history inside it. After each answer a line says how full the context is;
+ * `/compact [instructions]` in the REPL summarises the conversation by hand.
+ */
+import { realpathSync } from "node:fs";
+import { relative } from "node:path";
+import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
+import { terminalObserver } from "@harness/s03-streaming";
+import { isValidTraceId, newTraceId, TraceWriter, traceDir } from "@harness/s04-tracing";
+import {
+  type CliRules,
+  defaultPermissionSettings,
+  isPermissionMode,
+  LOCAL_SETTINGS,
+  loadPermissionSettings,
+  PERMISSION_MODES,
+  type PermissionMode,
+  type PermissionRequest,
+  type PermissionSettings,
+  SettingsError,
+  saveAllowRules,
+} from "@harness/s05-permissions";
+import {
+  decideTrust,
+  type HookSession,
+  type LoadedHooks,
+  loadHooks,
+  runHooks,
+  sessionStartInput,
+  userPromptInput,
+} from "@harness/s06-hooks";
+import {
+  type AskAnswer,
+  type ChapterCli,
+  type CliIo,
+  type CliOptions,
+  type ExtraOption,
+  parseCliArgs,
+  type ReplCommand,
+  type RunContext,
+  runChapterCli,
+  type TerminalView,
+} from "@harness/shared";
+import { agentLoop } from "./agent-loop.ts";
+import type { AgentStopReason } from "./agent-stop-reason.ts";
+import { compactHistory } from "./compact-history.ts";
+import { contextBudgetFor, contextLimits } from "./context-budget.ts";
+import {
+  COMPACTION_MODES,
+  type CompactionMode,
+  type ContextEvent,
+  isCompactionMode,
+  SUMMARY_MAX_TOKENS,
+} from "./context-keeper.ts";
+import { type ContextSize, estimateTokens } from "./measure-context.ts";
+
+/** s06's options (`--trace`, the mode and the rules), then the window and who keeps the history in it. */
+export const S08_OPTIONS: ExtraOption[] = [
+  {
+    name: "trace",
+    type: "string",
+    optionalValue: true,
+    help: "--trace[=ID]        record every iteration (read it with pnpm trace)",
+  },
+  {
+    name: "permission-mode",
+    type: "string",
+    help: `--permission-mode M what runs when no rule names it: ${PERMISSION_MODES.join(", ")}`,
+  },
+  {
+    name: "allow",
+    type: "string",
+    multiple: true,
+    help: "--allow RULE        run what RULE names without asking (repeatable)",
+  },
+  { name: "ask", type: "string", multiple: true, help: "--ask RULE          ask before what RULE names (repeatable)" },
+  { name: "deny", type: "string", multiple: true, help: "--deny RULE         never run what RULE names (repeatable)" },
+  {
+    name: "context-window",
+    type: "string",
+    help: "--context-window N  the model's context window in tokens (default: the model's; offline, the scripted\n                      model's too, which then refuses a longer request)",
+  },
+  {
+    name: "compaction",
+    type: "string",
+    help: `--compaction M      who keeps the history inside the window: ${COMPACTION_MODES.join(", ")} (default client)`,
+  },
+];
+
+/** The exit status of `context_overflow`: the history could not be made to fit. */
+export const CONTEXT_OVERFLOW_EXIT = 4;
+
+/** What s08 adds to s06's command line, read from its options. */
+export interface ContextSettings {
+  /** `--context-window`, when given. */
+  contextWindow?: number;
+  compaction: CompactionMode;
+}
+
+/** The chapter's CLI, with the rules read, the mode chosen, the hooks loaded and the window set. */
+export function compactionCli(
+  settings: PermissionSettings,
+  mode: PermissionMode,
+  loaded: LoadedHooks,
+  window: ContextSettings,
+): ChapterCli<AgentStopReason> {
+  let trace: TraceWriter | undefined;
+  let size: ContextSize | undefined;
+  let started: Promise<{ session: HookSession; runProjectHooks: boolean }> | undefined;
+  // once per session, before the first prompt: trust, then SessionStart
+  const start = async (context: RunContext) => {
+    const session = { sessionId: crypto.randomUUID(), cwd: context.options.cwd };
+    if (loaded.hooks.length === 0) return { session, runProjectHooks: false };
+    const trust = await decideTrust(context.options.cwd, loaded, { ask: (question) => context.ask(question) });
+    if (trust.notice) context.view.note(trust.notice);
+    const opening = await runHooks(loaded.hooks, sessionStartInput(session), {
+      cwd: session.cwd,
+      runProjectHooks: trust.runProjectHooks,
+    });
+    for (const line of opening.notices) context.view.note(`hook: ${line}`);
+    startContext = opening.context;
+    return { session, runProjectHooks: trust.runProjectHooks };
+  };
+  let startContext: string[] = [];
+  const sayWhereTheTraceIs = ({ view, options }: RunContext) => {
+    if (!trace) return;
+    const here = process.env.INIT_CWD ?? process.cwd();
+    // the tracer reads the traces of the directory it is started from; name the project when it is another
+    const near = relative(here, options.cwd) || ".";
+    const custom =
+      traceDir(options.cwd) === traceDir(here) ? "" : ` --cwd ${near.startsWith("..") ? options.cwd : near}`;
+    view.note(
+      `trace ${trace.traceId} → ${trace.path}\n  pnpm trace show ${trace.traceId}${custom}   ·   pnpm trace view ${trace.traceId}${custom}`,
+    );
+  };
+  return {
+    command: "s08",
+    summary: "a conversation longer than the context window",
+    interruptible: true,
+    exitCodes: { aborted: 130, context_overflow: CONTEXT_OVERFLOW_EXIT },
+    extraOptions: S08_OPTIONS,
+    commands: [compactCommand(window)],
+    clientOptions: () => ({ contextWindow: window.contextWindow }),
+    async run(history, context) {
+      const { client, model, options, signal, view } = context;
+      started ??= start(context);
+      const { session, runProjectHooks } = await started;
+      const prompt = history.at(-1);
+      if (loaded.hooks.length > 0 && prompt?.role === "user" && typeof prompt.content === "string") {
+        const submitted = await runHooks(loaded.hooks, userPromptInput(session, prompt.content), {
+          cwd: session.cwd,
+          signal,
+          runProjectHooks,
+        });
+        for (const line of submitted.notices) view.note(`hook: ${line}`);
+        if (submitted.block !== undefined) {
+          history.pop(); // the prompt is not sent
+          view.note(`hook: prompt blocked: ${submitted.block}`);
+          return blocked();
+        }
+        const extra = [...startContext, ...submitted.context];
+        startContext = [];
+        if (extra.length > 0) prompt.content = `${prompt.content}\n\n${extra.join("\n")}`;
+      }
+      const id = options.extra.trace; // true: `--trace` alone
+      if (id !== undefined && !trace) {
+        trace = new TraceWriter(id === true ? newTraceId() : String(id), traceDir(options.cwd));
+      }
+      const running = agentLoop(client, history, {
+        model,
+        cwd: options.cwd,
+        maxTurns: options.maxTurns,
+        bashTimeoutMs: options.bashTimeoutSeconds * 1000,
+        signal,
+        trace,
+        observer: {
+          ...terminalObserver(view),
+          hookNotice: (line: string) => view.note(`hook: ${line}`),
+          context: (event: ContextEvent) => {
+            if (event.kind === "measured") size = event.size;
+            else showContextEvent(view, event);
+          },
+        },
+        permissions: settings, // the same object for every prompt: "always" holds for the session
+        permissionMode: mode,
+        ask: (request) => askTheUser(request, context),
+        hooks: loaded.hooks,
+        runProjectHooks,
+        session,
+        compaction: window.compaction,
+        contextWindow: window.contextWindow,
+      });
+      return running.catch((error) => {
+        sayWhereTheTraceIs(context);
+        throw error;
+      });
+    },
+    afterRun: (_result, context) => {
+      if (size) context.view.note(describeSize(size));
+      sayWhereTheTraceIs(context);
+    },
+  };
+}
+
+/** `/compact [instructions]`: summarise the conversation now, whatever its size. */
+function compactCommand(window: ContextSettings): ReplCommand {
+  return {
+    name: "compact",
+    help: "/compact [instructions]  summarise the conversation now; instructions say what to keep",
+    async run(instructions, history, { client, model, view, signal }) {
+      const limits = contextLimits(contextBudgetFor(model, window.contextWindow));
+      const before = estimateTokens(history);
+      const outcome = await compactHistory(client, history, {
+        model,
+        tools: ALL_TOOLS.map(toApiTool),
+        maxTokens: Math.min(SUMMARY_MAX_TOKENS, contextBudgetFor(model, window.contextWindow).outputReserve),
+        tailTokens: limits.tail,
+        instructions: instructions || undefined,
+        signal,
+      });
+      if (outcome.kind === "compacted") {
+        const { summarised, kept } = outcome;
+        showContextEvent(view, {
+          kind: "compacted",
+          why: "by_hand",
+          summarised,
+          kept,
+          before,
+          after: estimateTokens(history),
+        });
+      } else if (outcome.kind === "failed") view.note(`context: not compacted: ${outcome.reason}`);
+      else view.note("context: not compacted (interrupted)");
+    },
+  };
+}
+
+/** One line for what happened to the context. */
+function showContextEvent(view: TerminalView, event: Exclude<ContextEvent, { kind: "measured" }>): void {
+  const n = (value: number) => value.toLocaleString("en-US");
+  const change = (e: { before: number; after: number }) => `${n(e.before)} → ${n(e.after)} tokens`;
+  const why = {
+    threshold: "over the threshold",
+    too_long: "the API refused the prompt as too long",
+    by_hand: "/compact",
+  };
+  switch (event.kind) {
+    case "cleared":
+      view.note(
+        `context: cleared ${event.results} old tool result${event.results === 1 ? "" : "s"} (${change(event)})`,
+      );
+      break;
+    case "compacted":
+      view.note(
+        `context: ${why[event.why]}: summarised ${event.summarised} messages, kept ${event.kept} (${change(event)})`,
+      );
+      break;
+    case "compaction_failed":
+      view.note(`context: compaction failed (${event.failures} in a row): ${event.reason}`);
+      break;
+  }
+}
+
+/** How full the context is, in one line. */
+export function describeSize(size: ContextSize): string {
+  const n = (value: number) => value.toLocaleString("en-US");
+  const share = Math.round((100 * size.tokens) / size.usable);
+  return `context: ${n(size.tokens)} of ${n(size.usable)} tokens (${share}%; window ${n(size.window)}, the rest kept for the answer)`;
+}
+
+/** The result of a prompt a UserPromptSubmit hook blocked: nothing was sent. */
+function blocked() {
+  return {
+    stopReason: "final_answer" as const,
+    turns: 0,
+    toolCalls: 0,
+    finalText: "",
+    providerStopReason: null,
+    usage: { inputTokens: 0, outputTokens: 0 },
+  };
+}
+
+/** Put a request to the user; "always" also writes its rules to the local settings, and says so. */
+async function askTheUser(request: PermissionRequest, context: RunContext): Promise<AskAnswer> {
+  const answer = await context.ask(request.question, request.choices);
+  if (answer === "always") {
+    const rules = request.rules.join(", ");
+    const saved = saveAllowRules(context.options.cwd, request.rules);
+    context.view.note(
+      saved instanceof SettingsError
+        ? `allowed for this session: ${rules} (not saved: ${saved.message})`
+        : `allowed from now on: ${rules} (in ${LOCAL_SETTINGS})`,
+    );
+  }
+  return answer;
+}
+
+/**
+ * Run the CLI on `argv`. The rules and the mode are read first: a bad one is one line on stderr
+ * and exit status 1, before any model call. The hooks are loaded then too; what cannot be
+ * loaded is printed one line each, and the rest run.
+ */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const fail = (message: string) => {
+    io.stderr.write(`s08: error: ${message}\n`);
+    return 1;
+  };
+  const badId = argv.find((arg) => arg.startsWith("--trace=") && !isValidTraceId(arg.slice("--trace=".length)));
+  if (badId) return fail(`invalid trace id "${badId.slice(8)}": use letters, digits, . _ -`);
+  let options: CliOptions | undefined;
+  try {
+    options = parseCliArgs(argv, { cwd: io.env.INIT_CWD ?? process.cwd() }, S08_OPTIONS);
+  } catch {
+    options = undefined;
+  }
+  // bad usage or --help: the shared CLI says what is wrong, or prints the help
+  if (!options || options.help)
+    return runChapterCli(
+      compactionCli(defaultPermissionSettings(), "default", emptyHooks(), { compaction: "client" }),
+      argv,
+      io,
+    );
+
+  const { extra } = options;
+  const rules = (name: keyof CliRules) => extra[name] as string[] | undefined;
+  const settings = loadPermissionSettings(options.cwd, {
+    allow: rules("allow"),
+    ask: rules("ask"),
+    deny: rules("deny"),
+  });
+  if (settings instanceof SettingsError) return fail(settings.message);
+  const mode = extra["permission-mode"] ?? settings.defaultMode;
+  if (!isPermissionMode(mode)) {
+    return fail(`--permission-mode: "${mode}" is not a mode; use one of ${PERMISSION_MODES.join(", ")}`);
+  }
+  const window = contextSettings(extra);
+  if (typeof window === "string") return fail(window);
+  const loaded = loadHooks(options.cwd);
+  for (const problem of loaded.problems) io.stderr.write(`s08: hooks: ${problem}\n`);
+  return runChapterCli(compactionCli(settings, mode, loaded, window), argv, io);
+}
+
+/** `--context-window` and `--compaction`, checked; a bad one is the error line to print. */
+export function contextSettings(extra: CliOptions["extra"]): ContextSettings | string {
+  const compaction = extra.compaction ?? "client";
+  if (!isCompactionMode(compaction)) {
+    return `--compaction: "${compaction}" is not a mode; use one of ${COMPACTION_MODES.join(", ")}`;
+  }
+  const raw = extra["context-window"];
+  if (raw === undefined) return { compaction };
+  const window = Number(raw);
+  if (!Number.isInteger(window) || window < 1) {
+    return `--context-window expects a whole number of tokens of at least 1, got ${JSON.stringify(raw)}`;
+  }
+  return { compaction, contextWindow: window };
+}
+
+function emptyHooks(): LoadedHooks {
+  return { hooks: [], problems: [], projectDefinitions: [] };
+}
+
+function processIo(): CliIo {
+  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+}
+
+/** True when this file is the program node runs (`pnpm s08`), not a module a test imports. */
+function isProgram(): boolean {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(import.meta.filename);
+  } catch {
+    return false;
+  }
+}
+
+if (isProgram()) process.exit(await main(process.argv.slice(2)));
