@@ -20,8 +20,8 @@ export function isTurnBoundary(messages: readonly MessageParam[], i: number): bo
 
 /**
  * The index where the kept tail begins: the earliest turn boundary after the first message whose
- * tail is at most `tailTokens` (estimated). The tail may be empty (`messages.length`) when even
- * the last turn is larger; the head is never empty.
+ * tail is at most `tailTokens` (its messages' estimates added up). The tail may be empty
+ * (`messages.length`) when even the last turn is larger; the head is never empty.
  */
 export function findCut(messages: readonly MessageParam[], tailTokens: number): number {
   let tail = 0;
