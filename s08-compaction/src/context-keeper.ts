@@ -68,21 +68,22 @@ export class ContextKeeper {
   readonly client: Anthropic;
   /** What each request adds for the server: its context management in `server` mode, else nothing. */
   readonly serverSetting: Partial<ReturnType<typeof serverContextManagement>>;
-  /** The thresholds in tokens. */
-  readonly limits: ContextLimits;
-  private readonly budget: ContextBudget;
-  private readonly meter: ContextMeter;
+  private budget: ContextBudget;
+  private meter: ContextMeter;
   private readonly mode: CompactionMode;
   private failures = 0;
 
   constructor(private readonly options: ContextKeeperOptions) {
-    const budget = contextBudgetFor(options.model, options.contextWindow);
-    this.budget = budget;
+    this.budget = contextBudgetFor(options.model, options.contextWindow);
     this.mode = options.mode ?? "client";
-    this.limits = contextLimits(budget);
-    this.meter = new ContextMeter(budget, (messages) => estimateTokens([options.system, options.tools, messages]));
+    this.meter = this.meterFor(this.budget);
     this.client = this.mode === "server" ? withServerBetas(options.client) : options.client;
     this.serverSetting = this.mode === "server" ? serverContextManagement(this.limits) : {};
+  }
+
+  /** The thresholds in tokens. */
+  get limits(): ContextLimits {
+    return contextLimits(this.budget);
   }
 
   /** How full the context is now. */
@@ -114,9 +115,18 @@ export class ContextKeeper {
     return this.compact(messages, "threshold");
   }
 
-  /** True when `error` is the API refusing the history as too long, and this keeper reacts to it. */
+  /**
+   * True when `error` is the API refusing the history as too long, and this keeper reacts to it.
+   * The refusal names the model's real maximum: a smaller window than the keeper's is taken on.
+   */
   reactsTo(error: unknown): boolean {
-    return this.mode !== "off" && promptTooLong(error) !== null;
+    const refusal = promptTooLong(error);
+    if (this.mode === "off" || refusal === null) return false;
+    if (refusal.maximum < this.budget.window) {
+      this.budget = contextBudgetFor(this.options.model, refusal.maximum);
+      this.meter = this.meterFor(this.budget);
+    }
+    return true;
   }
 
   /**
@@ -157,5 +167,10 @@ export class ContextKeeper {
     this.failures++;
     this.options.onEvent?.({ kind: "compaction_failed", why, reason: outcome.reason, failures: this.failures });
     return why === "too_long" || this.failures >= MAX_COMPACTION_FAILURES ? "context_overflow" : null;
+  }
+
+  private meterFor(budget: ContextBudget): ContextMeter {
+    const { system, tools } = this.options;
+    return new ContextMeter(budget, (messages) => estimateTokens([system, tools, messages]));
   }
 }

@@ -24,8 +24,11 @@ export const SUMMARY_PROMPT = [
 /** The system prompt of a summary request. */
 export const SUMMARY_SYSTEM = "You write the summary a coding agent continues its work from.";
 
-/** A tool result longer than this is clipped in the summary request, so the request fits. */
-export const SUMMARY_RESULT_CHARS = 2000;
+/**
+ * A tool result longer than this is clipped in the summary request (its start and its end kept,
+ * where an exit code or a line count is), so a request about a history over the window still fits.
+ */
+export const SUMMARY_RESULT_CHARS = 500;
 
 /** What a summary request needs besides the history. */
 export interface SummaryRequest {
@@ -68,14 +71,19 @@ export async function requestSummary(
   return AgentTurn.fromResponse(response).text.trim();
 }
 
-/** A copy of the message, each tool result clipped to `SUMMARY_RESULT_CHARS`. */
+/** A copy of the message, each tool result clipped to `SUMMARY_RESULT_CHARS`: its start and its end. */
 function clipResults(message: MessageParam): MessageParam {
   if (typeof message.content === "string") return { ...message };
   const content = message.content.map((block) => {
     if (block.type !== "tool_result" || typeof block.content !== "string") return block;
-    if (block.content.length <= SUMMARY_RESULT_CHARS) return block;
-    const left = block.content.length - SUMMARY_RESULT_CHARS;
-    return { ...block, content: `${block.content.slice(0, SUMMARY_RESULT_CHARS)}\n[… ${left} more characters]` };
+    const text = block.content;
+    if (text.length <= SUMMARY_RESULT_CHARS) return block;
+    const end = Math.floor(SUMMARY_RESULT_CHARS / 5);
+    const cut = text.length - SUMMARY_RESULT_CHARS;
+    return {
+      ...block,
+      content: `${text.slice(0, SUMMARY_RESULT_CHARS - end)}\n[… ${cut} characters cut …]\n${text.slice(-end)}`,
+    };
   });
   return { ...message, content } as MessageParam;
 }

@@ -37,7 +37,7 @@ describe("compactHistory", () => {
     expect(asked.body.messages).toHaveLength(5);
     expect(JSON.stringify(asked.body.messages.at(-1))).toContain(JSON.stringify(SUMMARY_PROMPT).slice(1, -1));
     // a long result is clipped in the request, so the request fits
-    expect(JSON.stringify(asked.body.messages)).toContain(`[… ${3000 - SUMMARY_RESULT_CHARS} more characters]`);
+    expect(JSON.stringify(asked.body.messages)).toContain(`[… ${3000 - SUMMARY_RESULT_CHARS} characters cut …]`);
     // the history: the summary, then the last turn word for word
     expect(messages.slice(1)).toEqual(before.slice(5));
     expect(JSON.stringify(messages[0])).toContain(SUMMARY_OPENING);

@@ -76,7 +76,9 @@ export class ScriptedModel {
 
   /** A `fetch` that answers from this model; give it to the SDK's `fetch` option. */
   readonly fetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> =>
-    this.handle(new Request(input, init));
+    // the caller's own signal: a Request's copy of it stops following it once the Request is
+    // garbage collected (undici links the two weakly), and a hanging reply would then never end
+    this.handle(new Request(input, init), init?.signal ?? undefined);
 
   /**
    * An SDK client wired to this model in process. The key is a dummy: the SDK refuses to send
@@ -91,8 +93,8 @@ export class ScriptedModel {
     });
   }
 
-  /** Answer one HTTP request. */
-  async handle(request: Request): Promise<Response> {
+  /** Answer one HTTP request; aborting `signal` (by default the request's own) ends a reply in progress. */
+  async handle(request: Request, signal: AbortSignal = request.signal): Promise<Response> {
     const url = new URL(request.url);
     if (request.method !== "POST" || !url.pathname.endsWith("/v1/messages")) {
       return errorResponse(404, `scripted model: no route for ${request.method} ${url.pathname}`);
@@ -128,7 +130,7 @@ export class ScriptedModel {
       inputTokens,
       contextManagement: managed.response,
     };
-    return answer(withCompaction(step, managed), body.stream === true, ctx, request.signal);
+    return answer(withCompaction(step, managed), body.stream === true, ctx, signal);
   }
 }
 
