@@ -46,7 +46,7 @@ import {
 import { agentLoop } from "./agent-loop.ts";
 import type { AgentStopReason } from "./agent-stop-reason.ts";
 import { compactHistory } from "./compact-history.ts";
-import { contextBudgetFor, contextLimits } from "./context-budget.ts";
+import { contextBudgetFor } from "./context-budget.ts";
 import {
   COMPACTION_MODES,
   type CompactionMode,
@@ -204,19 +204,18 @@ export function compactionCli(
   };
 }
 
-/** `/compact [instructions]`: summarise the conversation now, whatever its size. */
+/** `/compact [instructions]`: summarise the whole conversation now, whatever its size (the latest request kept word for word). */
 function compactCommand(window: ContextSettings): ReplCommand {
   return {
     name: "compact",
     help: "/compact [instructions]  summarise the conversation now; instructions say what to keep",
     async run(instructions, history, { client, model, view, signal }) {
-      const limits = contextLimits(contextBudgetFor(model, window.contextWindow));
       const before = estimateTokens(history);
       const outcome = await compactHistory(client, history, {
         model,
         tools: ALL_TOOLS.map(toApiTool),
         maxTokens: Math.min(SUMMARY_MAX_TOKENS, contextBudgetFor(model, window.contextWindow).outputReserve),
-        tailTokens: limits.tail,
+        tailTokens: 0,
         instructions: instructions || undefined,
         signal,
       });
@@ -239,7 +238,9 @@ function compactCommand(window: ContextSettings): ReplCommand {
 /** One line for what happened to the context. */
 function showContextEvent(view: TerminalView, event: Exclude<ContextEvent, { kind: "measured" }>): void {
   const n = (value: number) => value.toLocaleString("en-US");
-  const change = (e: { before: number; after: number }) => `${n(e.before)} → ${n(e.after)} tokens`;
+  // by hand the numbers are the history's alone: the system prompt and tools are the loop's
+  const change = (e: { before: number; after: number }, by?: string) =>
+    `${by === "by_hand" ? "history " : ""}${n(e.before)} → ${n(e.after)} tokens`;
   const why = {
     threshold: "over the threshold",
     too_long: "the API refused the prompt as too long",
@@ -253,7 +254,7 @@ function showContextEvent(view: TerminalView, event: Exclude<ContextEvent, { kin
       break;
     case "compacted":
       view.note(
-        `context: ${why[event.why]}: summarised ${event.summarised} messages, kept ${event.kept} (${change(event)})`,
+        `context: ${why[event.why]}: summarised ${event.summarised} messages, kept ${event.kept} (${change(event, event.why)})`,
       );
       break;
     case "compaction_failed":

@@ -46,6 +46,16 @@ describe("compactHistory", () => {
     expect(estimateTokens(messages)).toBeLessThan(estimateTokens(before));
   });
 
+  it("passes the user's instructions to the summary request", async () => {
+    const model = new ScriptedModel({ brain: demoBrain });
+    const messages = historyFrom([tools(1, 500), tools(1, 500)]);
+    await compactHistory(model.client(), messages, options({ instructions: "keep the line counts", tailTokens: 0 }));
+    expect(JSON.stringify(model.requests[0].body.messages.at(-1))).toContain(
+      "Additional instructions from the user: keep the line counts",
+    );
+    expect(JSON.stringify(messages[0])).toContain('(Asked to \\"keep the line counts\\"');
+  });
+
   it("keeps a fact stated early through compaction after compaction, and the model recalls it", async () => {
     const model = new ScriptedModel({ brain: demoBrain });
     const messages = historyFrom([], NEEDLE);
