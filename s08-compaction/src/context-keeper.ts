@@ -42,7 +42,9 @@ export type ContextEvent =
   /** The history was summarised: `summarised` messages became a summary, `kept` stayed. */
   | { kind: "compacted"; why: CompactionTrigger; summarised: number; kept: number; before: number; after: number }
   /** A compaction failed; `failures` in a row so far. */
-  | { kind: "compaction_failed"; why: CompactionTrigger; reason: string; failures: number };
+  | { kind: "compaction_failed"; why: CompactionTrigger; reason: string; failures: number }
+  /** The server compacted the conversation: its response opens with a `compaction` block. */
+  | { kind: "server_compacted" };
 
 /** Why a compaction ran: over the threshold, refused by the API, or asked for (`/compact`). */
 export type CompactionTrigger = "threshold" | "too_long" | "by_hand";
@@ -94,6 +96,8 @@ export class ContextKeeper {
   /** A response arrived (and is in `messages`): its usage measures the context. */
   measure(response: Message, messages: readonly MessageParam[]): void {
     this.meter.measure(response.usage, messages.length);
+    const blocks = response.content as readonly { type: string }[];
+    if (blocks.some((block) => block.type === "compaction")) this.options.onEvent?.({ kind: "server_compacted" });
     this.options.onEvent?.({ kind: "measured", size: this.meter.size(messages) });
   }
 

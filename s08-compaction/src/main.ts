@@ -260,6 +260,9 @@ function showContextEvent(view: TerminalView, event: Exclude<ContextEvent, { kin
     case "compaction_failed":
       view.note(`context: compaction failed (${event.failures} in a row): ${event.reason}`);
       break;
+    case "server_compacted":
+      view.note("context: the server summarised the conversation (its compaction block goes back as it came)");
+      break;
   }
 }
 
