@@ -172,7 +172,8 @@ export async function agentLoop(
         response = await iteration.modelCall(streamTurn(keeper.client, request, signal, iteration.observe(observer)));
         break;
       } catch (error) {
-        // the API refused the history as too long: compact it once and send it again
+        // the API refused the history as too long: compact it once (in place: the request holds
+        // the same array) and send it again; refused twice, stop
         if (!keeper.reactsTo(error)) throw error;
         const unsent = compacted ? "context_overflow" : await keeper.compact(messages, "too_long");
         if (unsent) return result(unsent, turns - 1);
