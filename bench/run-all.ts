@@ -17,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { renderChart } from "./render-chart.ts";
 import { renderReport } from "./render-report.ts";
 import { bashFlood } from "./scenarios/bash-flood.ts";
+import { compactionBenefit } from "./scenarios/compaction.ts";
 import { coldStart } from "./scenarios/cold-start.ts";
 import { dispatchConcurrency } from "./scenarios/dispatch-concurrency.ts";
 import { grepSafeguard } from "./scenarios/grep-safeguard.ts";
@@ -54,6 +55,7 @@ const scenarios: { name: string; slow?: boolean; run: () => Promise<Section> }[]
   { name: "hooks", run: () => hookCost({ warmup: 3, reps: 15 }) },
   { name: "trace-view", run: () => traceView({ warmup: 2, reps: 7 }) },
   { name: "permissions", run: () => permissionDecisions({ warmup: 2, reps: 7 }) },
+  { name: "compaction", run: () => compactionBenefit({ warmup: 2, reps: 9 }) },
   { name: "cold-start", run: () => coldStart({ warmup: 2, reps: 10, repoRoot }) },
   { name: "test-cache", slow: true, run: () => testCache({ reps: 3, repoRoot }) },
 ];
