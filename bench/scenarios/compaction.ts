@@ -57,15 +57,18 @@ function session(): { prompts: string[]; facts: Fact[] } {
   let turns = 0;
   for (let i = 0; turns < TURNS; i++) {
     if (i % 4 === 0) {
-      const fact: Fact = { subject: `fact ${facts.length + 1} key`, value: `V-${1000 + facts.length * 37}`, how: hows[facts.length % 3] };
+      const fact: Fact = {
+        subject: `fact ${facts.length + 1} key`,
+        value: `V-${1000 + facts.length * 37}`,
+        how: hows[facts.length % 3],
+      };
       facts.push(fact);
       const line = `the ${fact.subject} is ${fact.value}`;
       if (fact.how === "note") {
         prompts.push(`Note: ${line}.`);
         turns += 1;
       } else {
-        const command =
-          fact.how === "first line" ? `echo ${line}; seq 1 40` : `seq 1 20; echo ${line}; seq 21 40`;
+        const command = fact.how === "first line" ? `echo ${line}; seq 1 40` : `seq 1 20; echo ${line}; seq 21 40`;
         prompts.push(`Run \`${command}\``);
         turns += 2;
       }
@@ -183,7 +186,9 @@ export async function compactionBenefit(o: CompactionOptions): Promise<Section> 
           `${planted} facts; recalled client-side ${client.byHow[how]}, server-side ${server.byHow[how]}, without compaction ${off.byHow[how]}.`,
       );
     }
-    notes.push(`Turns (model calls) in the session: off ${off.turns}, client-side ${client.turns}, server-side ${server.turns}.`);
+    notes.push(
+      `Turns (model calls) in the session: off ${off.turns}, client-side ${client.turns}, server-side ${server.turns}.`,
+    );
     notes.push(
       `Client-side: ${client.compactions} summaries and ${client.cleared} results cleared; server-side: ${server.compactions} compactions by the server.`,
     );
