@@ -1,3 +1,4 @@
+export * from "./agent-loop.ts";
 export * from "./combine-hook-outcomes.ts";
 export * from "./combine-permission.ts";
 export * from "./continue-after-stop.ts";
