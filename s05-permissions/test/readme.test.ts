@@ -9,12 +9,20 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EXIT_CODES, exitCodeFor, usage } from "@harness/shared";
-import { codeFences, containsRun, normalisedLines, proseOf, readChapterCli, sourceLines } from "@harness/testkit";
+import {
+  codeFences,
+  containsRun,
+  fakeTerminal,
+  normalisedLines,
+  proseOf,
+  readChapterCli,
+  sourceLines,
+  until,
+} from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { decide, PERMISSION_MODES, type PermissionMode } from "../src/index.ts";
 import { main, S05_OPTIONS } from "../src/main.ts";
 import { EVASIONS } from "./evasions.ts";
-import { fakeTerminal, until } from "./run-cli.ts";
 import { bash, settingsFor, tool } from "./temp-project.ts";
 
 const CHAPTER = join(import.meta.dirname, "..");

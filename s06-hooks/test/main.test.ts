@@ -3,8 +3,10 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { cliRunner } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
-import { cleanEnv, project, runCli } from "./run-cli.ts";
+
+const { cleanEnv, project, runCli } = cliRunner("s06-hooks");
 
 const preToolUse = (command: string) =>
   JSON.stringify({

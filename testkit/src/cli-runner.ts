@@ -1,0 +1,125 @@
+/**
+ * A chapter's command line, run as a learner runs it: `node --import tsx <chapter>/src/main.ts` in
+ * a child process with no terminal, or in the test's own process on a fake terminal (to answer the
+ * questions it asks). Every directory and process a runner makes is removed after each test.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { PassThrough } from "node:stream";
+import { type CliIo, REPO_ROOT } from "@harness/shared";
+import { afterEach } from "vitest";
+
+/** What a CLI run printed and how it exited. */
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The helpers of one chapter's CLI tests. */
+export interface CliRunner {
+  /** The chapter's `src/main.ts`. */
+  main: string;
+  /** A fresh directory holding `files` (path → text), a git repository when `git` is set. */
+  project(files?: Record<string, string>, options?: { git?: boolean }): string;
+  /** The environment without the shell's credentials, settings and colours; a home of its own. */
+  cleanEnv(extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
+  /** Run the CLI to the end in a child process, its input closed (no terminal to ask on) or given. */
+  runCli(args: string[], env?: NodeJS.ProcessEnv, input?: string): Promise<CliRun>;
+}
+
+/**
+ * The runner for the chapter in `folder` (`"s05-permissions"`); temporary names start with its
+ * command (`s05-`). Call it at the top of a test file: it registers its clean-up with `afterEach`.
+ */
+export function cliRunner(folder: string): CliRunner {
+  const command = folder.split("-")[0];
+  const main = join(REPO_ROOT, folder, "src", "main.ts");
+  const cleanups: Array<() => unknown> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  const temporary = (kind: string) => {
+    const dir = mkdtempSync(join(tmpdir(), `${command}-${kind}-`));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  };
+
+  const project: CliRunner["project"] = (files = {}, { git = false } = {}) => {
+    const dir = temporary("cli");
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+    if (git) execFileSync("git", ["init", "-q", dir]);
+    return dir;
+  };
+  const cleanEnv: CliRunner["cleanEnv"] = (extra = {}) => {
+    const env = { ...process.env };
+    for (const name of Object.keys(env)) {
+      if (/^(ANTHROPIC_|HARNESS_)/.test(name) || name === "INIT_CWD" || name === "DEBUG" || name === "MODEL_ID") {
+        delete env[name];
+      }
+    }
+    return { ...env, NO_COLOR: "1", HARNESS_HOME: temporary("home"), ...extra };
+  };
+  const runCli: CliRunner["runCli"] = async (args, env = cleanEnv(), input) => {
+    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", main, ...args], {
+      cwd: REPO_ROOT,
+      env,
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    cleanups.push(() => {
+      try {
+        if (child.pid) process.kill(-child.pid, "SIGKILL");
+      } catch {} // already gone
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout?.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr?.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    child.stdin?.end(input);
+    const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
+    return { code, stdout, stderr };
+  };
+  return { main, project, cleanEnv, runCli };
+}
+
+/** A terminal to type into: stdin is a TTY, so a CLI run on `io` in this process asks its questions there. */
+export function fakeTerminal(env: NodeJS.ProcessEnv = {}) {
+  const stdin = Object.assign(new PassThrough(), { isTTY: true });
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (chunk) => {
+    out += chunk;
+  });
+  stderr.on("data", (chunk) => {
+    err += chunk;
+  });
+  const io: CliIo = { stdin, stdout, stderr, env: { NO_COLOR: "1", ...env }, exit: () => {} };
+  return {
+    io,
+    out: () => out,
+    err: () => err,
+    /** Type keys, as a user would (a line ends with \r). */
+    type: (keys: string) => stdin.write(keys),
+    end: () => stdin.end(),
+  };
+}
+
+/** Resolve once `condition` holds (checked every few milliseconds, for at most twenty seconds). */
+export async function until(what: string, condition: () => boolean): Promise<void> {
+  for (let waited = 0; !condition(); waited += 10) {
+    if (waited > 20_000) throw new Error(`waited 20 s for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
