@@ -28,6 +28,12 @@ export interface CliRunner {
   cleanEnv(extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
   /** Run the CLI to the end in a child process, its input closed (no terminal to ask on) or given. */
   runCli(args: string[], env?: NodeJS.ProcessEnv, input?: string): Promise<CliRun>;
+  /**
+   * Run the CLI to the end on a pseudo-terminal (util-linux `script`), `input` typed ahead: the CLI
+   * sees a terminal and asks its questions there. stdout holds all the terminal showed, the
+   * input's echo and stderr included.
+   */
+  runAtTerminal(args: string[], env: NodeJS.ProcessEnv, input: string): Promise<CliRun>;
 }
 
 /**
@@ -65,8 +71,14 @@ export function cliRunner(folder: string): CliRunner {
     }
     return { ...env, NO_COLOR: "1", HARNESS_HOME: temporary("home"), ...extra };
   };
-  const runCli: CliRunner["runCli"] = async (args, env = cleanEnv(), input) => {
-    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", main, ...args], {
+  const runCli: CliRunner["runCli"] = (args, env = cleanEnv(), input) =>
+    run(process.execPath, ["--import", "tsx", main, ...args], env, input);
+  const runAtTerminal: CliRunner["runAtTerminal"] = (args, env, input) => {
+    const command = [process.execPath, "--import", "tsx", main, ...args].map(shellQuote).join(" ");
+    return run("script", ["-qec", command, "/dev/null"], env, input);
+  };
+  const run = async (program: string, args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<CliRun> => {
+    const child: ChildProcess = spawn(program, args, {
       cwd: REPO_ROOT,
       env,
       detached: true,
@@ -89,7 +101,12 @@ export function cliRunner(folder: string): CliRunner {
     const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
     return { code, stdout, stderr };
   };
-  return { main, project, cleanEnv, runCli };
+  return { main, project, cleanEnv, runCli, runAtTerminal };
+}
+
+/** A word for `sh -c`, quoted when it needs to be. */
+function shellQuote(word: string): string {
+  return /^[\w./=:@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 /** A terminal to type into: stdin is a TTY, so a CLI run on `io` in this process asks its questions there. */
