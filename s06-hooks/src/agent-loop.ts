@@ -178,7 +178,7 @@ export async function agentLoop(
         const verdict = await runHooks(hooks, stopInput(session, stopHookActive), hookOptions);
         verdict.notices.forEach(notice);
         const next = continueAfterStop(verdict, stopHookActive);
-        if (next.kind === "stop" && next.notice) notice(next.notice);
+        if (next.notice) notice(next.notice);
         if (next.kind === "continue" && !signal.aborted) {
           if (turns >= maxTurns) return result("max_turns", turns); // no room for the one more call
           stopHookActive = true;

@@ -10,16 +10,16 @@ import type { HookVerdict } from "./combine-hook-outcomes.ts";
 
 /** What the loop does once its Stop hooks have run. */
 export type StopDecision =
-  /** Go on: append `message` as a user message and call the model again. */
-  | { kind: "continue"; message: string }
-  /** Return the final answer; `notice` (when set) tells the user why a block was not followed. */
+  /** Go on: append `message` as a user message and call the model again; `notice` tells the user. */
+  | { kind: "continue"; message: string; notice: string }
+  /** Return the final answer; `notice` (when set) tells the user why a block was not followed, or why the run ends. */
   | { kind: "stop"; notice?: string };
 
 /**
  * Decide whether the loop goes on after its Stop hooks; `stopHookActive` is true when they already
  * sent it on once for this prompt.
  * Contract: "continue" only when a hook blocked, no hook said `"continue": false`, and
- * `stopHookActive` is false; a block that is not followed always comes with a notice.
+ * `stopHookActive` is false; a block, followed or not, always comes with a one-line notice.
  */
 export function continueAfterStop(verdict: HookVerdict, stopHookActive: boolean): StopDecision {
   if (verdict.stop !== undefined)
@@ -31,7 +31,11 @@ export function continueAfterStop(verdict: HookVerdict, stopHookActive: boolean)
       notice: `a Stop hook blocked again after the loop went on once for this prompt; the answer stands: ${oneLine(verdict.block)}`,
     };
   }
-  return { kind: "continue", message: verdict.block };
+  return {
+    kind: "continue",
+    message: verdict.block,
+    notice: `a Stop hook sent the loop on: ${oneLine(verdict.block)}`,
+  };
 }
 
 /** A hook's reason on one line, cut to a length a notice can show. */

@@ -20,6 +20,7 @@ describe("continueAfterStop", () => {
     expect(continueAfterStop(verdict({ block: "run the tests" }), false)).toEqual({
       kind: "continue",
       message: "run the tests",
+      notice: "a Stop hook sent the loop on: run the tests",
     });
   });
 

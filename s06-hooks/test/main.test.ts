@@ -185,6 +185,7 @@ describe("pnpm s06: Stop", () => {
       .map((line) => JSON.parse(line));
     expect(inputs.map((input) => input.stop_hook_active)).toEqual([false, true]);
     expect(stdout.split("\n").filter((line) => line.startsWith("hook: "))).toEqual([
+      "hook: a Stop hook sent the loop on: the tests fail: fix them",
       "hook: a Stop hook blocked again after the loop went on once for this prompt; the answer stands: the tests fail: fix them",
     ]);
   }, 60_000);
