@@ -88,7 +88,7 @@ export interface LoopObserver extends StreamObserver {
   toolCall?(call: ToolCall): void;
   /** After a tool call ran, with the result the model will read. */
   toolResult?(call: ToolCall, result: ToolResult): void;
-  /** A line from the hooks for the user: a failure, a systemMessage, a blocked prompt, a Stop block not followed. */
+  /** A line from the hooks for the user: a failure, a systemMessage, a blocked prompt, a Stop hook's block. */
   hookNotice?(line: string): void;
 }
 
