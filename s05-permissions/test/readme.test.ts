@@ -10,9 +10,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EXIT_CODES, exitCodeFor, usage } from "@harness/shared";
 import {
+  changedLines,
   codeFences,
+  commandWords,
   containsRun,
   fakeTerminal,
+  functionSource,
+  headerComment,
+  hunkSides,
   normalisedLines,
   proseOf,
   readChapterCli,
@@ -39,45 +44,6 @@ const SOURCES = sourceLines([
 
 const readme = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
 const loopFile = (path: string) => readFileSync(path, "utf8");
-
-/** agentLoop in the source, from its doc comment to its closing brace, trailing whitespace trimmed. */
-function agentLoopSource(): string {
-  const lines = loopFile(S05_LOOP).split("\n");
-  const signature = lines.findIndex((line) => line.startsWith("export async function agentLoop("));
-  const start = lines.slice(0, signature).lastIndexOf("/**");
-  const end = lines.indexOf("}", signature);
-  return lines
-    .slice(start, end + 1)
-    .map((line) => line.trimEnd())
-    .join("\n");
-}
-
-/** A diff hunk's two sides: the lines it removes with its context, and the lines it adds with its context. */
-function hunkSides(hunk: string): { before: string[]; after: string[] } {
-  const lines = hunk.split("\n").filter((line) => line !== "");
-  const side = (keep: string) =>
-    normalisedLines(
-      lines
-        .filter((line) => line[0] === " " || line[0] === keep)
-        .map((line) => line.slice(1))
-        .join("\n"),
-    );
-  return { before: side("-"), after: side("+") };
-}
-
-/** The lines of a file's first doc comment (its header), as written. */
-function headerComment(path: string): string[] {
-  const lines = loopFile(path).split("\n");
-  return lines.slice(0, lines.indexOf(" */") + 1);
-}
-
-/** The lines a diff removes or adds, each with its sign, trailing whitespace trimmed. */
-function changedLines(diff: string): string[] {
-  return diff
-    .split("\n")
-    .filter((line) => /^[-+]/.test(line) && !/^(?:---|\+\+\+) /.test(line))
-    .map((line) => line.trimEnd());
-}
 
 /** The rows of the markdown table whose header row starts with `first`, as trimmed cells. */
 function tableRows(markdown: string, first: RegExp): string[][] {
@@ -111,7 +77,7 @@ describe.each(READMES)("%s", (name) => {
 
   it("shows the whole loop: one ts block that is agentLoop as the source has it, doc comment included", () => {
     const whole = codeFences(text, "ts").filter((block) => block.includes("export async function agentLoop("));
-    expect(whole).toEqual([`${agentLoopSource()}\n`]);
+    expect(whole).toEqual([`${functionSource(S05_LOOP)}\n`]);
   });
 
   it("shows diff hunks that are real: s04's loop on one side, this chapter's on the other", () => {
@@ -248,7 +214,7 @@ describe("the sample runs in README.md", () => {
 
   it.each(samples)("shows what `$command` prints", { timeout: 60_000 }, async ({ command, output }) => {
     const dir = sampleDir();
-    const [, chapter, ...rest] = words(command.replace(/ < \/dev\/null$/, ""));
+    const [, chapter, ...rest] = commandWords(command.replace(/ < \/dev\/null$/, ""));
     const [program, ...args] = scripts[chapter].split(" ");
     const { stdout, stderr } = await run(program, [...args, ...rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir))]);
     expect(stdout.replaceAll(dir, SAMPLE_DIR)).toBe(output);
@@ -265,7 +231,7 @@ describe("the sample runs in README.md", () => {
     const [command] = codeFences(text, "sh").filter((block) => /^pnpm s05 [^\n"']*\n$/.test(block));
     const term = fakeTerminal({ INIT_CWD: REPO });
     const exited = main(
-      words(command.trim())
+      commandWords(command.trim())
         .slice(2)
         .map((arg) => arg.replaceAll(SAMPLE_DIR, dir)),
       term.io,
@@ -309,11 +275,6 @@ describe("the sample runs in README.md", () => {
     expect(ran.stdout).toBe("");
   });
 });
-
-/** A command line split into words, "..." and '...' quoting undone (all the samples use). */
-function words(command: string): string[] {
-  return [...command.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
-}
 
 /** The environment without the shell's key, endpoint and model, with a home of its own. */
 function cleanEnv(home: string): NodeJS.ProcessEnv {

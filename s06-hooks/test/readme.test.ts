@@ -11,7 +11,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { S05_OPTIONS } from "@harness/s05-permissions";
 import { exitCodeFor, REPO_ROOT, usage } from "@harness/shared";
-import { codeFences, containsRun, normalisedLines, readChapterCli, sourceLines } from "@harness/testkit";
+import {
+  changedLines,
+  codeFences,
+  commandWords,
+  containsRun,
+  functionSource,
+  headerComment,
+  hunkSides,
+  normalisedLines,
+  readChapterCli,
+  sourceLines,
+} from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { HOOK_EVENTS } from "../src/hook-input.ts";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, loadHooks, PROJECT_SETTINGS } from "../src/load-hooks.ts";
@@ -32,45 +43,6 @@ const TIMEOUT: Record<string, string> = {
   "README.zh.md": `默认 ${DEFAULT_HOOK_TIMEOUT_SECONDS} 秒`,
 };
 
-/** agentLoop in the source, from its doc comment to its closing brace, trailing whitespace trimmed. */
-function agentLoopSource(): string {
-  const lines = file(S06_LOOP).split("\n");
-  const signature = lines.findIndex((line) => line.startsWith("export async function agentLoop("));
-  const start = lines.slice(0, signature).lastIndexOf("/**");
-  const end = lines.indexOf("}", signature);
-  return lines
-    .slice(start, end + 1)
-    .map((line) => line.trimEnd())
-    .join("\n");
-}
-
-/** A diff hunk's two sides: the lines it removes with its context, and the lines it adds with its context. */
-function hunkSides(hunk: string): { before: string[]; after: string[] } {
-  const lines = hunk.split("\n").filter((line) => line !== "");
-  const side = (keep: string) =>
-    normalisedLines(
-      lines
-        .filter((line) => line[0] === " " || line[0] === keep)
-        .map((line) => line.slice(1))
-        .join("\n"),
-    );
-  return { before: side("-"), after: side("+") };
-}
-
-/** The lines of a file's first doc comment (its header), as written. */
-function headerComment(path: string): string[] {
-  const lines = file(path).split("\n");
-  return lines.slice(0, lines.indexOf(" */") + 1);
-}
-
-/** The lines a diff removes or adds, each with its sign, trailing whitespace trimmed. */
-function changedLines(diff: string): string[] {
-  return diff
-    .split("\n")
-    .filter((line) => /^[-+]/.test(line) && !/^(?:---|\+\+\+) /.test(line))
-    .map((line) => line.trimEnd());
-}
-
 describe.each(READMES)("%s", (name) => {
   const markdown = text(name);
   const diffs = codeFences(markdown, "diff").join("");
@@ -87,7 +59,7 @@ describe.each(READMES)("%s", (name) => {
 
   it("shows the whole loop: one ts block that is agentLoop as the source has it, doc comment included", () => {
     const whole = codeFences(markdown, "ts").filter((block) => block.includes("export async function agentLoop("));
-    expect(whole).toEqual([`${agentLoopSource()}\n`]);
+    expect(whole).toEqual([`${functionSource(S06_LOOP)}\n`]);
   });
 
   it("shows diff hunks that are real: s05's loop on one side, this chapter's on the other", () => {
@@ -201,7 +173,7 @@ describe("the sample runs in README.md", () => {
 
   it.each(samples)("shows what `$command` prints", { timeout: 60_000 }, async ({ command, output }) => {
     const dir = sampleDir();
-    const [, chapter, ...rest] = words(command);
+    const [, chapter, ...rest] = commandWords(command);
     const [program, ...args] = scripts[chapter].split(" ");
     const stdout = await run(program, [...args, ...rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir))]);
     expect(stdout.replaceAll(dir, SAMPLE_DIR)).toBe(output);
@@ -214,11 +186,6 @@ describe("the sample runs in README.md", () => {
     expect(tested.stdout).toBe(shown);
   });
 });
-
-/** A command line split into words, "..." and '...' quoting undone (all the samples use). */
-function words(command: string): string[] {
-  return [...command.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
-}
 
 /** Run a CLI from the repository root with no terminal and a home of its own; its stdout. */
 function run(program: string, args: string[]): Promise<string> {

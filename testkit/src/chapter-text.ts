@@ -47,3 +47,52 @@ export function sourceLines(dirs: readonly string[]): { file: string; lines: str
     )
     .map((file) => ({ file, lines: normalisedLines(readFileSync(file, "utf8")) }));
 }
+
+/**
+ * A function of a source file as a text's "whole loop" block shows it: from the doc comment above
+ * the line that starts with `signature` to the first line that is `}` after it, trailing
+ * whitespace trimmed. Throws when the file has no such line.
+ */
+export function functionSource(path: string, signature = "export async function agentLoop("): string {
+  const lines = readFileSync(path, "utf8").split("\n");
+  const at = lines.findIndex((line) => line.startsWith(signature));
+  if (at < 0) throw new Error(`${path} has no line starting with ${signature}`);
+  const start = lines.slice(0, at).findLastIndex((line) => line.startsWith("/**"));
+  const end = lines.indexOf("}", at);
+  return lines
+    .slice(start, end + 1)
+    .map((line) => line.trimEnd())
+    .join("\n");
+}
+
+/** A diff hunk's two sides, normalised: the lines it removes with its context, and the lines it adds with its context. */
+export function hunkSides(hunk: string): { before: string[]; after: string[] } {
+  const lines = hunk.split("\n").filter((line) => line !== "");
+  const side = (keep: string) =>
+    normalisedLines(
+      lines
+        .filter((line) => line[0] === " " || line[0] === keep)
+        .map((line) => line.slice(1))
+        .join("\n"),
+    );
+  return { before: side("-"), after: side("+") };
+}
+
+/** The lines a diff removes or adds, each with its sign, trailing whitespace trimmed; file headers left out. */
+export function changedLines(diff: string): string[] {
+  return diff
+    .split("\n")
+    .filter((line) => /^[-+]/.test(line) && !/^(?:---|\+\+\+) /.test(line))
+    .map((line) => line.trimEnd());
+}
+
+/** The lines of a source file's first doc comment (its header), as written. */
+export function headerComment(path: string): string[] {
+  const lines = readFileSync(path, "utf8").split("\n");
+  return lines.slice(0, lines.indexOf(" */") + 1);
+}
+
+/** A sample's command line split into words, "..." and '...' quoting undone (what the samples use). */
+export function commandWords(command: string): string[] {
+  return [...command.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
+}
