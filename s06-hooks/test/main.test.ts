@@ -41,6 +41,10 @@ async function scripted(script: ScriptStep[]) {
 /** The messages of each request the model received. */
 const sent = (model: ScriptedModel) => model.requests.map((request) => request.body.messages as MessageParam[]);
 
+/** The demo brain runs `touch made.txt` in `cwd`, the rules allowing it. */
+const touchOffline = (cwd: string) =>
+  runCli(["--offline", "--cwd", cwd, "--allow", "Bash(touch:*)", "Run `touch made.txt`"]);
+
 /** The AgentLoopResult printed by --json: the last line of stdout. */
 const jsonResult = (stdout: string) => JSON.parse(stdout.trimEnd().split("\n").at(-1) ?? "{}");
 
@@ -49,14 +53,7 @@ describe("pnpm s06: PreToolUse", () => {
     const cwd = project({
       ".harness/settings.local.json": hooked("PreToolUse", "echo 'no writes on Fridays' >&2; exit 2", "Bash"),
     });
-    const { code, stdout } = await runCli([
-      "--offline",
-      "--cwd",
-      cwd,
-      "--allow",
-      "Bash(touch:*)",
-      "Run `touch made.txt`",
-    ]);
+    const { code, stdout } = await touchOffline(cwd);
     expect(code).toBe(0);
     expect(existsSync(join(cwd, "made.txt"))).toBe(false);
     // the model's second turn reads the refusal: every tool_use was answered
@@ -66,14 +63,7 @@ describe("pnpm s06: PreToolUse", () => {
 
   it("does not block when a PreToolUse hook exits 1: the call runs and the user is told", async () => {
     const cwd = project({ ".harness/settings.local.json": hooked("PreToolUse", "echo oops >&2; exit 1", "Bash") });
-    const { code, stdout, stderr } = await runCli([
-      "--offline",
-      "--cwd",
-      cwd,
-      "--allow",
-      "Bash(touch:*)",
-      "Run `touch made.txt`",
-    ]);
+    const { code, stdout } = await touchOffline(cwd);
     expect(code).toBe(0);
     expect(readFileSync(join(cwd, "made.txt"), "utf8")).toBe("");
     expect(stdout).toContain("`touch made.txt` exited with code 0");
@@ -91,14 +81,7 @@ describe("pnpm s06: PreToolUse", () => {
 
   it("puts a hook's ask about a call the rules allow to the user; with no terminal the answer is no, said once", async () => {
     const cwd = project({ ".harness/settings.local.json": askingHook });
-    const { code, stdout, stderr } = await runCli([
-      "--offline",
-      "--cwd",
-      cwd,
-      "--allow",
-      "Bash(touch:*)",
-      "Run `touch made.txt`",
-    ]);
+    const { code, stdout, stderr } = await touchOffline(cwd);
     expect(code).toBe(0);
     expect(existsSync(join(cwd, "made.txt"))).toBe(false);
     expect(stdout).toContain(
@@ -169,7 +152,7 @@ describe("pnpm s06: Stop", () => {
   it("ends the run after exactly one more model call when a Stop hook always blocks", async () => {
     const cwd = project({ ".harness/settings.local.json": hooked("Stop", blockingStop) });
     const { model, env } = await scripted([textReply("Done."), textReply("Still done."), textReply("never sent")]);
-    const { code, stdout, stderr } = await runCli(["--cwd", cwd, "--json", "Tidy up"], env);
+    const { code, stdout } = await runCli(["--cwd", cwd, "--json", "Tidy up"], env);
     expect(code).toBe(0);
     expect(model.requests).toHaveLength(2);
     const [first, second] = sent(model);
@@ -206,7 +189,7 @@ describe("pnpm s06: UserPromptSubmit", () => {
   it("sends nothing when a UserPromptSubmit hook exits 2: prompt_blocked, exit 4, one line for the user", async () => {
     const cwd = project({ ".harness/settings.local.json": hooked("UserPromptSubmit", guard) });
     const { model, env } = await scripted([textReply("never sent")]);
-    const { code, stdout, stderr } = await runCli(["--cwd", cwd, "--json", "my password is hunter2"], env);
+    const { code, stdout } = await runCli(["--cwd", cwd, "--json", "my password is hunter2"], env);
     expect(model.requests).toEqual([]);
     expect(code).toBe(4);
     expect(jsonResult(stdout)).toEqual({

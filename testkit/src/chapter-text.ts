@@ -3,6 +3,7 @@
  * these, and fails when an excerpt is no longer in the sources. Whitespace is normalised per
  * line, so an excerpt may be indented differently from the file it quotes.
  */
+import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -95,4 +96,36 @@ export function headerComment(path: string): string[] {
 /** A sample's command line split into words, "..." and '...' quoting undone (what the samples use). */
 export function commandWords(command: string): string[] {
   return [...command.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
+}
+
+/**
+ * What is wrong with the diff a text shows (`shown`: its ```diff blocks, joined) between the
+ * previous chapter's loop file `before` and this chapter's `after`: a hunk whose sides are not
+ * runs of those files, or a line the real diff (`git diff --no-index`) changes that the text
+ * leaves out, the files' header comments aside. Empty when the shown diff is true and whole.
+ */
+export function lessonDiffProblems(shown: string, before: string, after: string): string[] {
+  const [from, to] = [before, after].map((path) => normalisedLines(readFileSync(path, "utf8")));
+  const problems: string[] = [];
+  const hunks = shown.split(/^@@.*$/m).filter((hunk) => !/^\s*$|^---/.test(hunk));
+  hunks.forEach((hunk, i) => {
+    const sides = hunkSides(hunk);
+    if (!containsRun(from, sides.before))
+      problems.push(`hunk ${i + 1} is not in ${before}:\n${sides.before.join("\n")}`);
+    if (!containsRun(to, sides.after)) problems.push(`hunk ${i + 1} is not in ${after}:\n${sides.after.join("\n")}`);
+  });
+  const git = spawnSync("git", ["diff", "--no-index", "--no-color", "--", before, after], { encoding: "utf8" });
+  if (git.status !== 1) return [...problems, `git diff --no-index found no difference (${git.stderr.trim()})`];
+  const shownLines = changedLines(shown);
+  const headers = { "-": headerComment(before), "+": headerComment(after) };
+  for (const line of changedLines(git.stdout)) {
+    const header = headers[line[0] as "-" | "+"];
+    if (!header.includes(line.slice(1)) && !shownLines.includes(line)) problems.push(`left out: ${line}`);
+  }
+  return problems;
+}
+
+/** The number of hunks in a text's ```diff blocks (joined). */
+export function hunkCount(shown: string): number {
+  return shown.split(/^@@.*$/m).filter((hunk) => !/^\s*$|^---/.test(hunk)).length;
 }

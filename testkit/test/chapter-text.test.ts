@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   changedLines,
   codeFences,
@@ -9,7 +9,9 @@ import {
   containsRun,
   functionSource,
   headerComment,
+  hunkCount,
   hunkSides,
+  lessonDiffProblems,
   normalisedLines,
   proseOf,
 } from "../src/chapter-text.ts";
@@ -98,5 +100,28 @@ describe("commandWords", () => {
       "Bash(node test.js)",
       "Push this branch",
     ]);
+  });
+});
+
+describe("lessonDiffProblems", () => {
+  const dir = mkdtempSync(join(tmpdir(), "lesson-diff-"));
+  const [before, after] = [join(dir, "before.ts"), join(dir, "after.ts")];
+  writeFileSync(before, "/**\n * s01\n */\nconst a = 1;\nconst b = 2;\n");
+  writeFileSync(after, "/**\n * s02\n */\nconst a = 1;\nconst b = 3;\n");
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("finds nothing wrong with the real change, the header comments left out", () => {
+    expect(lessonDiffProblems("@@ -4,2 +4,2 @@\n const a = 1;\n-const b = 2;\n+const b = 3;\n", before, after)).toEqual(
+      [],
+    );
+  });
+
+  it("names a hunk that is not in a file, and a change left out", () => {
+    expect(lessonDiffProblems("@@ -4,2 +4,2 @@\n const a = 1;\n-const b = 9;\n", before, after)).toEqual([
+      `hunk 1 is not in ${before}:\nconst a = 1;\nconst b = 9;`,
+      "left out: -const b = 2;",
+      "left out: +const b = 3;",
+    ]);
+    expect(hunkCount("--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n@@ -5 +5 @@\n-z\n")).toBe(2);
   });
 });

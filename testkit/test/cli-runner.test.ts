@@ -1,0 +1,47 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cliRunner, runSample } from "../src/cli-runner.ts";
+
+const { cleanEnv, project, runCli } = cliRunner("s01-agent-loop");
+let made = "";
+
+describe("cliRunner", () => {
+  it("makes a project of the given files, and removes it after the test", () => {
+    made = project({ "a/b.txt": "hi" }, { git: true });
+    expect(readFileSync(join(made, "a", "b.txt"), "utf8")).toBe("hi");
+    expect(existsSync(join(made, ".git"))).toBe(true);
+  });
+
+  it("has removed the last test's project, and keeps the shell's key out of the environment", () => {
+    expect(existsSync(made)).toBe(false);
+    process.env.ANTHROPIC_API_KEY_FOR_THIS_TEST = "x";
+    try {
+      const env = cleanEnv({ EXTRA: "1" });
+      expect(env.ANTHROPIC_API_KEY_FOR_THIS_TEST).toBeUndefined();
+      expect(env).toMatchObject({ NO_COLOR: "1", EXTRA: "1" });
+      expect(env.HARNESS_HOME).toMatch(/s01-home-/);
+    } finally {
+      delete process.env.ANTHROPIC_API_KEY_FOR_THIS_TEST;
+    }
+  });
+
+  it("runs the chapter's CLI in a child process", { timeout: 60_000 }, async () => {
+    const { code, stdout } = await runCli(["--help"]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^s01: /);
+  });
+});
+
+describe("runSample", () => {
+  it("runs a command from the repository root without the shell's key, and never rejects", async () => {
+    process.env.ANTHROPIC_API_KEY = process.env.ANTHROPIC_API_KEY ?? "";
+    const ran = await runSample(process.execPath, [
+      "-e",
+      "console.log(process.env.ANTHROPIC_API_KEY ?? 'none'); process.exit(3)",
+    ]);
+    expect(ran).toMatchObject({ code: 3, stdout: "none\n" });
+    const missing = await runSample("/no/such/program", []);
+    expect(missing.code).toBeNull();
+  });
+});
