@@ -35,12 +35,15 @@ describe("cliRunner", () => {
 
 describe("runSample", () => {
   it("runs a command from the repository root without the shell's key, and never rejects", async () => {
-    process.env.ANTHROPIC_API_KEY = process.env.ANTHROPIC_API_KEY ?? "";
-    const ran = await runSample(process.execPath, [
-      "-e",
-      "console.log(process.env.ANTHROPIC_API_KEY ?? 'none'); process.exit(3)",
-    ]);
-    expect(ran).toMatchObject({ code: 3, stdout: "none\n" });
+    const saved = process.env.ANTHROPIC_API_KEY;
+    process.env.ANTHROPIC_API_KEY = "sk-from-the-shell";
+    try {
+      const script = "console.log(process.env.ANTHROPIC_API_KEY ?? 'none'); process.exit(3)";
+      expect(await runSample(process.execPath, ["-e", script])).toMatchObject({ code: 3, stdout: "none\n" });
+    } finally {
+      if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
+      else process.env.ANTHROPIC_API_KEY = saved;
+    }
     const missing = await runSample("/no/such/program", []);
     expect(missing.code).toBeNull();
   });
