@@ -5,7 +5,7 @@
  * does, the boundary table is the test's, and every sample run is that command run again offline.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXIT_CODES, exitCodeFor, usage } from "@harness/shared";
 import {
@@ -20,10 +20,12 @@ import {
   proseOf,
   readChapterCli,
   runSample,
+  sampleDirs,
+  sampleRuns,
   sourceLines,
   until,
 } from "@harness/testkit";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { decide, PERMISSION_MODES, type PermissionMode } from "../src/index.ts";
 import { main, S05_OPTIONS } from "../src/main.ts";
 import { EVASIONS } from "./evasions.ts";
@@ -170,24 +172,9 @@ describe("the sample runs in README.md", () => {
   const text = readme("README.md");
   const SAMPLE_DIR = "/tmp/s05-sample";
   const setup = codeFences(text, "sh").find((block) => block.startsWith(`mkdir -p ${SAMPLE_DIR}/build\n`)) ?? "";
-  const samples = [...text.matchAll(/^```sh\n(pnpm s\d\d [^\n]*)\n```\n\n```text\n(\[turn 1\][\s\S]*?)^```$/gm)].map(
-    ([, command, output]) => ({ command, output }),
-  );
+  const samples = sampleRuns(text);
   const scripts = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).scripts as Record<string, string>;
-  const dirs: string[] = [];
-  afterAll(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
-
-  /** A fresh sample directory, made by the setup block. */
-  function sampleDir(): string {
-    const dir = mkdtempSync("/tmp/s05-");
-    dirs.push(dir);
-    expect(dir.length).toBe(SAMPLE_DIR.length);
-    const made = spawnSync("sh", ["-c", setup.replaceAll(SAMPLE_DIR, dir)], { encoding: "utf8" });
-    expect(made.status, made.stderr).toBe(0);
-    return dir;
-  }
+  const sampleDir = sampleDirs(SAMPLE_DIR, setup);
 
   it("has a setup block and the samples: s04's two failures, then s05's runs", () => {
     expect(setup).not.toBe("");

@@ -21,9 +21,11 @@ import {
   normalisedLines,
   readChapterCli,
   runSample,
+  sampleDirs,
+  sampleRuns,
   sourceLines,
 } from "@harness/testkit";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { HOOK_EVENTS } from "../src/hook-input.ts";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, loadHooks, PROJECT_SETTINGS } from "../src/load-hooks.ts";
 import { CLAUDE_CODE_TOOL_NAMES } from "../src/match-hooks.ts";
@@ -130,24 +132,9 @@ describe("the sample runs in README.md", () => {
   const markdown = text("README.md");
   const SAMPLE_DIR = "/tmp/s06-sample";
   const setup = codeFences(markdown, "sh").find((block) => block.startsWith(`mkdir -p ${SAMPLE_DIR}/`)) ?? "";
-  const samples = [
-    ...markdown.matchAll(/^```sh\n(pnpm s\d\d [^\n]*)\n```\n\n```text\n(\[turn 1\][\s\S]*?)^```$/gm),
-  ].map(([, command, output]) => ({ command, output }));
+  const samples = sampleRuns(markdown);
   const scripts = JSON.parse(file(join(REPO_ROOT, "package.json"))).scripts as Record<string, string>;
-  const dirs: string[] = [];
-  afterAll(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
-
-  /** A fresh sample directory, made by the setup block from the repository root. */
-  function sampleDir(): string {
-    const dir = mkdtempSync("/tmp/s06-");
-    dirs.push(dir);
-    expect(dir.length).toBe(SAMPLE_DIR.length);
-    const made = spawnSync("sh", ["-c", setup.replaceAll(SAMPLE_DIR, dir)], { cwd: REPO_ROOT, encoding: "utf8" });
-    expect(made.status, made.stderr).toBe(0);
-    return dir;
-  }
+  const sampleDir = sampleDirs(SAMPLE_DIR, setup);
 
   it("has a setup block and the samples: s05 missing the failing test, then a sample per example hook", () => {
     expect(setup).not.toBe("");

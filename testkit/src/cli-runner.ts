@@ -3,13 +3,13 @@
  * a child process with no terminal, or in the test's own process on a fake terminal (to answer the
  * questions it asks). Every directory and process a runner makes is removed after each test.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { PassThrough } from "node:stream";
 import { type CliIo, REPO_ROOT } from "@harness/shared";
-import { afterEach } from "vitest";
+import { afterAll, afterEach } from "vitest";
 
 /** What a CLI run printed and how it exited. */
 export interface CliRun {
@@ -175,4 +175,32 @@ export function runSample(program: string, args: string[]): Promise<CliRun> {
     });
     child.on("close", done);
   });
+}
+
+/** The sample runs a text shows: a ```sh block holding one `pnpm sNN ...` line, then a ```text block starting `[turn 1]` (its stdout). */
+export function sampleRuns(markdown: string): { command: string; output: string }[] {
+  return [...markdown.matchAll(/^```sh\n(pnpm s\d\d [^\n]*)\n```\n\n```text\n(\[turn 1\][\s\S]*?)^```$/gm)].map(
+    ([, command, output]) => ({ command, output }),
+  );
+}
+
+/**
+ * Fresh copies of a text's sample directory (`/tmp/s05-sample`), made by its `setup` shell block run
+ * from the repository root, the path replaced. Each path has the sample's length: the scripted
+ * model estimates tokens from a request's size, and the system prompt names the directory. Call it
+ * at the top of a `describe`: every copy is removed after its tests.
+ */
+export function sampleDirs(sampleDir: string, setup: string): () => string {
+  const made: string[] = [];
+  afterAll(() => {
+    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = mkdtempSync(sampleDir.replace(/[^/]*$/, (name) => `${name.split("-")[0]}-`));
+    made.push(dir);
+    if (dir.length !== sampleDir.length) throw new Error(`${dir} is not as long as ${sampleDir}`);
+    const ran = spawnSync("sh", ["-c", setup.replaceAll(sampleDir, dir)], { cwd: REPO_ROOT, encoding: "utf8" });
+    if (ran.status !== 0) throw new Error(`the setup block failed in ${dir}: ${ran.stderr}`);
+    return dir;
+  };
 }

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cliRunner, runSample } from "../src/cli-runner.ts";
+import { cliRunner, runSample, sampleDirs, sampleRuns } from "../src/cli-runner.ts";
 
 const { cleanEnv, project, runCli } = cliRunner("s01-agent-loop");
 let made = "";
@@ -46,5 +46,28 @@ describe("runSample", () => {
     }
     const missing = await runSample("/no/such/program", []);
     expect(missing.code).toBeNull();
+  });
+});
+
+describe("sampleRuns and sampleDirs", () => {
+  const sampleDir = sampleDirs(
+    "/tmp/s00-sample",
+    "mkdir -p /tmp/s00-sample/sub\necho hi > /tmp/s00-sample/sub/a.txt\n",
+  );
+
+  it("reads the command and output pairs a text shows, and nothing else", () => {
+    const markdown = [
+      "```sh\npnpm s00 --offline hi\n```\n\n```text\n[turn 1]\nhello\n```",
+      "```sh\nnode x.js\n```\n\n```text\n[turn 1]\nnot a sample\n```",
+    ].join("\n\n");
+    expect(sampleRuns(markdown)).toEqual([{ command: "pnpm s00 --offline hi", output: "[turn 1]\nhello\n" }]);
+  });
+
+  it("makes a fresh copy of the sample directory, as long as its name, by the setup block", () => {
+    const [one, two] = [sampleDir(), sampleDir()];
+    expect(one).not.toBe(two);
+    expect(one).toMatch(/^\/tmp\/s00-/);
+    expect(one.length).toBe("/tmp/s00-sample".length);
+    expect(readFileSync(join(one, "sub", "a.txt"), "utf8")).toBe("hi\n");
   });
 });
