@@ -9,6 +9,7 @@ import {
   type AskPermission,
   decide,
   type PermissionMode,
+  type PermissionRequest,
   type PermissionSettings,
   permissionGate,
   refusal,
@@ -63,14 +64,14 @@ export function hookGate(options: HookGateOptions): CallRunner {
     } else if (decision.decidedBy === "hooks" && decision.behavior === "ask") {
       // the rules allow it, a hook asks: the user decides, yes or no (no rule to save: the rules allow it already)
       const question = `${describeCall(call)} asks (by a PreToolUse hook: ${decision.reason}). Run it?`;
-      const request = {
+      const request: PermissionRequest = {
         call,
-        decision: { behavior: "ask" as const, reason: question },
+        decision: { behavior: "ask", reason: question },
         question,
-        choices: [],
+        choices: ["yes", "no"],
         rules: [],
       };
-      const answer = options.ask ? await options.ask({ ...request, choices: ["yes", "no"] }).catch(() => "no") : "no";
+      const answer = options.ask ? await options.ask(request).catch(() => "no") : "no";
       const answered = options.ask ? "the answer was no" : "there was no one to ask";
       result =
         answer === "yes"
