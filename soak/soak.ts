@@ -1,6 +1,8 @@
 /**
  * The soak: `pnpm test:soak`. Ten thousand scripted model calls through the chapters' loops (s01 to
- * s04), most through s04 with tracing on, in runs of a few turns. Each run is some random real tool turns
+ * s06), most through the traced loops (s04 to s06), in runs of a few turns. s05's calls go through the
+ * permission check (the user answers each question yes, no or always, at random); s06's through a
+ * no-op PostToolUse hook now and then, a real process each time. Each run is some random real tool turns
  * (bash, read_file, glob, grep in a temp directory; now and then a `sleep 5` under a 0.2 s
  * timeout), then a seeded random case of the fault matrix, then a next prompt on the same history.
  *
@@ -20,7 +22,10 @@ import { agentLoop as s01Loop } from "@harness/s01-agent-loop";
 import { agentLoop as s02Loop } from "@harness/s02-tool-dispatch";
 import { agentLoop as s03Loop } from "@harness/s03-streaming";
 import { readTrace, agentLoop as s04Loop, sentRequests, TraceWriter } from "@harness/s04-tracing";
+import { defaultPermissionSettings, type PermissionSettings, agentLoop as s05Loop } from "@harness/s05-permissions";
+import { type HookCommand, agentLoop as s06Loop } from "@harness/s06-hooks";
 import {
+  type AskAnswer,
   isValidHistory,
   reply,
   type ScriptedBlock,
@@ -49,7 +54,7 @@ const RSS_GROWTH_LIMIT = 64 * 1024 * 1024;
 const RUNS_PER_TRACE = 20;
 const MB = 1024 * 1024;
 
-type Chapter = "s01" | "s02" | "s03" | "s04";
+type Chapter = "s01" | "s02" | "s03" | "s04" | "s05" | "s06";
 
 /** A seeded generator (mulberry32): the same seed gives the same soak. */
 function seeded(seed: number) {
@@ -90,6 +95,7 @@ const figures = {
   ends: new Map<string, number>(),
   errors: new Map<string, number>(),
   toolCalls: new Map<string, number>(),
+  answers: new Map<string, number>(),
   bashTimeouts: 0,
   historiesChecked: 0,
 };
@@ -146,14 +152,35 @@ function loopFor(chapter: Chapter, bashTimeoutMs: number): FaultMatrixLoop {
   return (client, messages, dir) => {
     const session = traceSession();
     session.runs++; // every run ends with one record: its result, or the error that ended it
-    return s04Loop(client, messages, {
+    const traced = {
       ...base,
       cwd: dir,
       trace: session.writer,
       observer: { turn: () => session.iterations++, toolResult: countTool },
-    });
+    };
+    if (chapter === "s04") return s04Loop(client, messages, traced);
+    // each run asks anew: an "always" holds for the settings object it was given, this run's
+    const permissions: PermissionSettings = { ...defaultPermissionSettings() };
+    const ask = async (): Promise<AskAnswer> => {
+      const answer = rng.pick(["yes", "yes", "yes", "no", "always"] as const);
+      tally(figures.answers, answer);
+      return answer;
+    };
+    if (chapter === "s05") return s05Loop(client, messages, { ...traced, permissions, ask });
+    const hooks = rng.chance(0.2) ? [noopHook] : [];
+    return s06Loop(client, messages, { ...traced, permissions, ask, hooks });
   };
 }
+
+/** A PostToolUse hook that does nothing: a real process per tool call, its result ignored. */
+const noopHook: HookCommand = {
+  event: "PostToolUse",
+  matcher: "",
+  command: "true",
+  timeoutMs: 10_000,
+  source: "local",
+  file: ".harness/settings.local.json",
+};
 
 let callNumber = 0;
 /** A random real tool call. */
@@ -186,7 +213,7 @@ const faults = FAULT_CASES.slice(1);
 
 /** One run: a few tool turns, a case of the matrix, a next prompt; every check on its outcome. */
 async function soakRun(): Promise<void> {
-  const chapter: Chapter = rng.pick(["s01", "s02", "s03", "s04", "s04", "s04", "s04", "s04"]);
+  const chapter: Chapter = rng.pick(["s01", "s02", "s03", "s04", "s04", "s04", "s05", "s05", "s06"]);
   const fault: FaultCase = rng.chance(0.3) ? noFault : rng.pick(faults);
   const sleepy = rng.chance(0.02);
   const before = Array.from({ length: rng.int(4) }, (_, i) => toolTurn(chapter, sleepy && i === 0));
@@ -329,6 +356,8 @@ ${list(figures.errors)}
 tool calls run:
 ${list(figures.toolCalls)}
     bash calls killed at their timeout: ${figures.bashTimeouts}
+permission questions answered (s05, s06):
+${list(figures.answers)}
 histories checked: ${figures.historiesChecked} (each run's, and after its next prompt)
 memory:
     rss        start ${mb(atStart.rss)}, after warm-up (${WARMUP} iterations) ${mb(warm.rss)}, end ${mb(atEnd.rss)} (${growth >= 0 ? "+" : ""}${mb(growth)} since warm-up; limit +${mb(RSS_GROWTH_LIMIT)})

@@ -1,3 +1,5 @@
+export * from "./agent-loop.ts";
+export * from "./agent-stop-reason.ts";
 export * from "./combine-hook-outcomes.ts";
 export * from "./combine-permission.ts";
 export * from "./continue-after-stop.ts";
@@ -8,4 +10,5 @@ export * from "./match-hooks.ts";
 export * from "./read-hook-run.ts";
 export * from "./run-hook.ts";
 export * from "./run-hooks.ts";
+export * from "./submit-prompt.ts";
 export * from "./trust.ts";

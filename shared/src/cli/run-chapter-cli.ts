@@ -28,8 +28,8 @@ export interface CliContext {
   /**
    * Ask the user a question and wait for the answer (by default yes or no), on the terminal,
    * through the REPL's own line reader.
-   * Contract: never throws; with no terminal the answer is "no", said once per question on
-   * stderr; Ctrl-C or the end of input answers "no".
+   * Contract: never throws; questions asked at once are put one after another; with no terminal
+   * the answer is "no", said once per question on stderr; Ctrl-C or the end of input answers "no".
    */
   ask(question: string, choices?: readonly AskAnswer[]): Promise<AskAnswer>;
 }
@@ -154,32 +154,39 @@ export async function runChapterCli<R extends string>(
   const lines = reader?.[Symbol.asyncIterator]();
   let controller: AbortController | null = null;
   const unanswerable = new Set<string>();
+  let asking: Promise<unknown> = Promise.resolve(); // the question being put: the next one waits for it
   const context: CliContext = {
     client: choice.client,
     model: choice.model,
     options,
     view,
-    async ask(question, choices = DEFAULT_CHOICES) {
-      view.modelAnswered();
-      view.endLine();
-      if (!terminal) {
-        if (!unanswerable.has(question)) {
-          io.stderr.write(`${chapter.command}: no terminal to ask "${question}": answered no\n`);
-        }
-        unanswerable.add(question);
-        return "no";
-      }
-      const signal = controller?.signal;
-      if (reader) return askUser(reader, question, choices, signal);
-      // one prompt on a terminal: a reader for this question only, as nothing else reads stdin
-      const once = openReader(io);
-      once.on("SIGINT", onInterrupt);
-      try {
-        return await askUser(once, question, choices, signal);
-      } finally {
-        once.close();
-      }
+    ask(question, choices = DEFAULT_CHOICES) {
+      const answer = asking.then(() => put(question, choices));
+      asking = answer.catch(() => undefined);
+      return answer;
     },
+  };
+  // one question on the terminal: a line reader puts a second question asked meanwhile nowhere
+  const put = async (question: string, choices: readonly AskAnswer[]): Promise<AskAnswer> => {
+    view.modelAnswered();
+    view.endLine();
+    if (!terminal) {
+      if (!unanswerable.has(question)) {
+        io.stderr.write(`${chapter.command}: no terminal to ask "${question}": answered no\n`);
+      }
+      unanswerable.add(question);
+      return "no";
+    }
+    const signal = controller?.signal;
+    if (reader) return askUser(reader, question, choices, signal);
+    // one prompt on a terminal: a reader for this question only, as nothing else reads stdin
+    const once = openReader(io);
+    once.on("SIGINT", onInterrupt);
+    try {
+      return await askUser(once, question, choices, signal);
+    } finally {
+      once.close();
+    }
   };
 
   let history: MessageParam[] = [];
