@@ -24,6 +24,7 @@ import {
   hookGate,
   runHooks,
   stopInput,
+  submitPrompt,
 } from "@harness/s06-hooks";
 import {
   type AgentLoopResult,
@@ -76,6 +77,8 @@ export interface AgentLoopOptions {
   runProjectHooks?: boolean;
   /** The session the hooks are told about (default: a fresh id, this cwd). */
   session?: HookSession;
+  /** Text for the model to read with the prompt once UserPromptSubmit lets it through (SessionStart's). */
+  promptContext?: readonly string[];
   /** Who keeps the history inside the window: `client` (default), `server` or `off`. */
   compaction?: CompactionMode;
   /** The context window in tokens, overriding the model's (`--context-window`). */
@@ -92,7 +95,7 @@ export interface LoopObserver extends StreamObserver {
   toolCall?(call: ToolCall): void;
   /** After a tool call ran, with the result the model will read. */
   toolResult?(call: ToolCall, result: ToolResult): void;
-  /** A line from the hooks for the user: a failure, a systemMessage, a Stop bound reached. */
+  /** A line from the hooks for the user: a failure, a systemMessage, a blocked prompt, a Stop hook's block. */
   hookNotice?(line: string): void;
   /** The context was measured, cleared or summarised. */
   context?(event: ContextEvent): void;
@@ -125,8 +128,17 @@ export async function agentLoop(
   const runProjectHooks = options.runProjectHooks ?? false;
   const notice = (line: string) => observer.hookNotice?.(line);
   // each call: PreToolUse, s05's gate, PostToolUse
-  const checked = hookGate({ hooks, session, runProjectHooks, settings: permissions, mode, gate, notice });
-  let stopContinuations = 0;
+  const checked = hookGate({
+    hooks,
+    session,
+    runProjectHooks,
+    settings: permissions,
+    mode,
+    gate,
+    ask: options.ask,
+    notice,
+  });
+  let stopHookActive = false; // a Stop hook sent the loop on: it may not do so again
   // measures the context; clears, then summarises, the history (context-keeper.ts)
   const keeper = new ContextKeeper({
     client,
@@ -150,6 +162,12 @@ export async function agentLoop(
       providerStopReason: last?.providerStopReason ?? null,
       usage,
     });
+
+  // UserPromptSubmit: a prompt a hook blocks is taken back, unsent
+  const hookOptions = { cwd: options.cwd, signal, runProjectHooks };
+  const submitted = await submitPrompt(messages, hooks, { ...hookOptions, session, context: options.promptContext });
+  submitted.notices.forEach(notice);
+  if (submitted.kind === "blocked") return result("prompt_blocked", 0);
 
   for (let turns = 1; ; turns++) {
     // inside the window before each call: old results cleared, then the history summarised
@@ -195,16 +213,13 @@ export async function agentLoop(
         messages.push({ role: "user", content: turn.toolCalls.map((call) => toResultBlock(call, notRun(turn))) });
       }
       if (stop === "final_answer" && hooks.length > 0) {
-        const verdict = await runHooks(hooks, stopInput(session, stopContinuations > 0), {
-          cwd: options.cwd,
-          signal,
-          runProjectHooks,
-        });
+        const verdict = await runHooks(hooks, stopInput(session, stopHookActive), hookOptions);
         verdict.notices.forEach(notice);
-        const next = continueAfterStop(verdict, stopContinuations);
-        if (next.kind === "stop" && next.notice) notice(next.notice);
-        if (next.kind === "continue" && turns < maxTurns && !signal.aborted) {
-          stopContinuations++;
+        const next = continueAfterStop(verdict, stopHookActive);
+        if (next.notice) notice(next.notice);
+        if (next.kind === "continue" && !signal.aborted) {
+          if (turns >= maxTurns) return result("max_turns", turns); // no room for the one more call
+          stopHookActive = true;
           messages.push({ role: "user", content: next.message });
           continue;
         }

@@ -5,39 +5,32 @@
  * `/compact [instructions]` in the REPL summarises the conversation by hand.
  */
 import { realpathSync } from "node:fs";
-import { relative } from "node:path";
 import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
 import { terminalObserver } from "@harness/s03-streaming";
-import { isValidTraceId, newTraceId, TraceWriter, traceDir } from "@harness/s04-tracing";
+import { newTraceId, TraceWriter, traceDir } from "@harness/s04-tracing";
 import {
-  type CliRules,
+  askTheUser,
   defaultPermissionSettings,
-  isPermissionMode,
-  LOCAL_SETTINGS,
-  loadPermissionSettings,
-  PERMISSION_MODES,
   type PermissionMode,
-  type PermissionRequest,
   type PermissionSettings,
-  SettingsError,
-  saveAllowRules,
+  readPermissionStart,
+  S05_OPTIONS,
+  sayWhereTheTraceIs,
 } from "@harness/s05-permissions";
 import {
   decideTrust,
   type HookSession,
+  killRunningHooks,
   type LoadedHooks,
   loadHooks,
   runHooks,
   sessionStartInput,
-  userPromptInput,
 } from "@harness/s06-hooks";
 import {
-  type AskAnswer,
   type ChapterCli,
   type CliIo,
   type CliOptions,
   type ExtraOption,
-  parseCliArgs,
   type ReplCommand,
   type RunContext,
   runChapterCli,
@@ -56,27 +49,9 @@ import {
 } from "./context-keeper.ts";
 import { type ContextSize, estimateTokens } from "./measure-context.ts";
 
-/** s06's options (`--trace`, the mode and the rules), then the window and who keeps the history in it. */
+/** s05's options (`--trace`, the mode and the rules), then the window and who keeps the history in it. */
 export const S08_OPTIONS: ExtraOption[] = [
-  {
-    name: "trace",
-    type: "string",
-    optionalValue: true,
-    help: "--trace[=ID]        record every iteration (read it with pnpm trace)",
-  },
-  {
-    name: "permission-mode",
-    type: "string",
-    help: `--permission-mode M what runs when no rule names it: ${PERMISSION_MODES.join(", ")}`,
-  },
-  {
-    name: "allow",
-    type: "string",
-    multiple: true,
-    help: "--allow RULE        run what RULE names without asking (repeatable)",
-  },
-  { name: "ask", type: "string", multiple: true, help: "--ask RULE          ask before what RULE names (repeatable)" },
-  { name: "deny", type: "string", multiple: true, help: "--deny RULE         never run what RULE names (repeatable)" },
+  ...S05_OPTIONS,
   {
     name: "context-window",
     type: "string",
@@ -90,7 +65,7 @@ export const S08_OPTIONS: ExtraOption[] = [
 ];
 
 /** The exit status of `context_overflow`: the history could not be made to fit. */
-export const CONTEXT_OVERFLOW_EXIT = 4;
+export const CONTEXT_OVERFLOW_EXIT = 5;
 
 /** What s08 adds to s06's command line, read from its options. */
 export interface ContextSettings {
@@ -99,21 +74,27 @@ export interface ContextSettings {
   compaction: CompactionMode;
 }
 
-/** The chapter's CLI, with the rules read, the mode chosen, the hooks loaded and the window set. */
+/**
+ * The chapter's CLI, with the rules read, the mode chosen, the hooks loaded and the window set.
+ * `terminal`: whether the user can be asked to trust the project's hooks.
+ */
 export function compactionCli(
   settings: PermissionSettings,
   mode: PermissionMode,
   loaded: LoadedHooks,
+  terminal: boolean,
   window: ContextSettings,
 ): ChapterCli<AgentStopReason> {
   let trace: TraceWriter | undefined;
   let size: ContextSize | undefined;
   let started: Promise<{ session: HookSession; runProjectHooks: boolean }> | undefined;
+  let startContext: string[] = []; // what SessionStart hooks printed, for the model with the next prompt sent
   // once per session, before the first prompt: trust, then SessionStart
   const start = async (context: RunContext) => {
     const session = { sessionId: crypto.randomUUID(), cwd: context.options.cwd };
     if (loaded.hooks.length === 0) return { session, runProjectHooks: false };
-    const trust = await decideTrust(context.options.cwd, loaded, { ask: (question) => context.ask(question) });
+    const ask = (question: string) => context.ask(question, ["yes", "no", "always"]);
+    const trust = await decideTrust(context.options.cwd, loaded, { ask: terminal ? ask : undefined });
     if (trust.notice) context.view.note(trust.notice);
     const opening = await runHooks(loaded.hooks, sessionStartInput(session), {
       cwd: session.cwd,
@@ -123,23 +104,11 @@ export function compactionCli(
     startContext = opening.context;
     return { session, runProjectHooks: trust.runProjectHooks };
   };
-  let startContext: string[] = [];
-  const sayWhereTheTraceIs = ({ view, options }: RunContext) => {
-    if (!trace) return;
-    const here = process.env.INIT_CWD ?? process.cwd();
-    // the tracer reads the traces of the directory it is started from; name the project when it is another
-    const near = relative(here, options.cwd) || ".";
-    const custom =
-      traceDir(options.cwd) === traceDir(here) ? "" : ` --cwd ${near.startsWith("..") ? options.cwd : near}`;
-    view.note(
-      `trace ${trace.traceId} → ${trace.path}\n  pnpm trace show ${trace.traceId}${custom}   ·   pnpm trace view ${trace.traceId}${custom}`,
-    );
-  };
   return {
     command: "s08",
     summary: "a conversation longer than the context window",
     interruptible: true,
-    exitCodes: { aborted: 130, context_overflow: CONTEXT_OVERFLOW_EXIT },
+    exitCodes: { aborted: 130, prompt_blocked: 4, context_overflow: CONTEXT_OVERFLOW_EXIT },
     extraOptions: S08_OPTIONS,
     commands: [compactCommand(window)],
     clientOptions: () => ({ contextWindow: window.contextWindow }),
@@ -147,23 +116,6 @@ export function compactionCli(
       const { client, model, options, signal, view } = context;
       started ??= start(context);
       const { session, runProjectHooks } = await started;
-      const prompt = history.at(-1);
-      if (loaded.hooks.length > 0 && prompt?.role === "user" && typeof prompt.content === "string") {
-        const submitted = await runHooks(loaded.hooks, userPromptInput(session, prompt.content), {
-          cwd: session.cwd,
-          signal,
-          runProjectHooks,
-        });
-        for (const line of submitted.notices) view.note(`hook: ${line}`);
-        if (submitted.block !== undefined) {
-          history.pop(); // the prompt is not sent
-          view.note(`hook: prompt blocked: ${submitted.block}`);
-          return blocked();
-        }
-        const extra = [...startContext, ...submitted.context];
-        startContext = [];
-        if (extra.length > 0) prompt.content = `${prompt.content}\n\n${extra.join("\n")}`;
-      }
       const id = options.extra.trace; // true: `--trace` alone
       if (id !== undefined && !trace) {
         trace = new TraceWriter(id === true ? newTraceId() : String(id), traceDir(options.cwd));
@@ -189,17 +141,24 @@ export function compactionCli(
         hooks: loaded.hooks,
         runProjectHooks,
         session,
+        promptContext: startContext,
         compaction: window.compaction,
         contextWindow: window.contextWindow,
       });
-      return running.catch((error) => {
-        sayWhereTheTraceIs(context);
-        throw error;
-      });
+      return running.then(
+        (result) => {
+          if (result.stopReason !== "prompt_blocked") startContext = []; // read by the model with this prompt
+          return result;
+        },
+        (error) => {
+          sayWhereTheTraceIs(trace, context);
+          throw error;
+        },
+      );
     },
     afterRun: (_result, context) => {
       if (size) context.view.note(describeSize(size));
-      sayWhereTheTraceIs(context);
+      sayWhereTheTraceIs(trace, context);
     },
   };
 }
@@ -234,7 +193,6 @@ function compactCommand(window: ContextSettings): ReplCommand {
     },
   };
 }
-
 /** One line for what happened to the context. */
 function showContextEvent(view: TerminalView, event: Exclude<ContextEvent, { kind: "measured" }>): void {
   const n = (value: number) => value.toLocaleString("en-US");
@@ -265,86 +223,12 @@ function showContextEvent(view: TerminalView, event: Exclude<ContextEvent, { kin
       break;
   }
 }
-
 /** How full the context is, in one line. */
 export function describeSize(size: ContextSize): string {
   const n = (value: number) => value.toLocaleString("en-US");
   const share = Math.round((100 * size.tokens) / size.usable);
   return `context: ${n(size.tokens)} of ${n(size.usable)} tokens (${share}%; window ${n(size.window)}, the rest kept for the answer)`;
 }
-
-/** The result of a prompt a UserPromptSubmit hook blocked: nothing was sent. */
-function blocked() {
-  return {
-    stopReason: "final_answer" as const,
-    turns: 0,
-    toolCalls: 0,
-    finalText: "",
-    providerStopReason: null,
-    usage: { inputTokens: 0, outputTokens: 0 },
-  };
-}
-
-/** Put a request to the user; "always" also writes its rules to the local settings, and says so. */
-async function askTheUser(request: PermissionRequest, context: RunContext): Promise<AskAnswer> {
-  const answer = await context.ask(request.question, request.choices);
-  if (answer === "always") {
-    const rules = request.rules.join(", ");
-    const saved = saveAllowRules(context.options.cwd, request.rules);
-    context.view.note(
-      saved instanceof SettingsError
-        ? `allowed for this session: ${rules} (not saved: ${saved.message})`
-        : `allowed from now on: ${rules} (in ${LOCAL_SETTINGS})`,
-    );
-  }
-  return answer;
-}
-
-/**
- * Run the CLI on `argv`. The rules and the mode are read first: a bad one is one line on stderr
- * and exit status 1, before any model call. The hooks are loaded then too; what cannot be
- * loaded is printed one line each, and the rest run.
- */
-export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
-  const fail = (message: string) => {
-    io.stderr.write(`s08: error: ${message}\n`);
-    return 1;
-  };
-  const badId = argv.find((arg) => arg.startsWith("--trace=") && !isValidTraceId(arg.slice("--trace=".length)));
-  if (badId) return fail(`invalid trace id "${badId.slice(8)}": use letters, digits, . _ -`);
-  let options: CliOptions | undefined;
-  try {
-    options = parseCliArgs(argv, { cwd: io.env.INIT_CWD ?? process.cwd() }, S08_OPTIONS);
-  } catch {
-    options = undefined;
-  }
-  // bad usage or --help: the shared CLI says what is wrong, or prints the help
-  if (!options || options.help)
-    return runChapterCli(
-      compactionCli(defaultPermissionSettings(), "default", emptyHooks(), { compaction: "client" }),
-      argv,
-      io,
-    );
-
-  const { extra } = options;
-  const rules = (name: keyof CliRules) => extra[name] as string[] | undefined;
-  const settings = loadPermissionSettings(options.cwd, {
-    allow: rules("allow"),
-    ask: rules("ask"),
-    deny: rules("deny"),
-  });
-  if (settings instanceof SettingsError) return fail(settings.message);
-  const mode = extra["permission-mode"] ?? settings.defaultMode;
-  if (!isPermissionMode(mode)) {
-    return fail(`--permission-mode: "${mode}" is not a mode; use one of ${PERMISSION_MODES.join(", ")}`);
-  }
-  const window = contextSettings(extra);
-  if (typeof window === "string") return fail(window);
-  const loaded = loadHooks(options.cwd);
-  for (const problem of loaded.problems) io.stderr.write(`s08: hooks: ${problem}\n`);
-  return runChapterCli(compactionCli(settings, mode, loaded, window), argv, io);
-}
-
 /** `--context-window` and `--compaction`, checked; a bad one is the error line to print. */
 export function contextSettings(extra: CliOptions["extra"]): ContextSettings | string {
   const compaction = extra.compaction ?? "client";
@@ -360,8 +244,30 @@ export function contextSettings(extra: CliOptions["extra"]): ContextSettings | s
   return { compaction, contextWindow: window };
 }
 
-function emptyHooks(): LoadedHooks {
-  return { hooks: [], problems: [], projectDefinitions: [] };
+/**
+ * Run the CLI on `argv`. The rules, the mode, the window and the compaction mode are read first: a
+ * bad one is one line on stderr and exit status 1, before any model call. The hooks are loaded then
+ * too; what cannot be loaded is printed one line each, and the rest run.
+ */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const fail = (message: string) => {
+    io.stderr.write(`s08: error: ${message}\n`);
+    return 1;
+  };
+  const start = readPermissionStart(argv, io, S08_OPTIONS);
+  if (start.kind === "error") return fail(start.message);
+  // bad usage or --help: the shared CLI says what is wrong, or prints the help
+  if (start.kind === "usage") {
+    const none: LoadedHooks = { hooks: [], problems: [], projectDefinitions: [] };
+    const cli = compactionCli(defaultPermissionSettings(), "default", none, false, { compaction: "client" });
+    return runChapterCli(cli, argv, io);
+  }
+  const window = contextSettings(start.options.extra);
+  if (typeof window === "string") return fail(window);
+  const loaded = loadHooks(start.options.cwd);
+  for (const problem of loaded.problems) io.stderr.write(`s08: hooks: ${problem}\n`);
+  const terminal = io.stdin.isTTY === true;
+  return runChapterCli(compactionCli(start.settings, start.mode, loaded, terminal, window), argv, io);
 }
 
 function processIo(): CliIo {
@@ -377,4 +283,7 @@ function isProgram(): boolean {
   }
 }
 
-if (isProgram()) process.exit(await main(process.argv.slice(2)));
+if (isProgram()) {
+  process.on("exit", killRunningHooks); // a second Ctrl-C exits at once: no hook is left running
+  process.exit(await main(process.argv.slice(2)));
+}

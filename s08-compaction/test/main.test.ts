@@ -80,7 +80,7 @@ describe("pnpm s08", () => {
     const { code, stdout } = await runCli(["--help"]);
     expect(code).toBe(0);
     expect(stdout).toContain("--context-window N");
-    expect(stdout).toContain("this chapter: 130 aborted, 4 context_overflow");
+    expect(stdout).toContain("this chapter: 130 aborted, 4 prompt_blocked, 5 context_overflow");
     expect(stdout).toContain("in the REPL:\n  /compact [instructions]");
     expect(
       stdout.startsWith(usage("s08", "a conversation longer than the context window", S08_OPTIONS).split("\nexit")[0]),

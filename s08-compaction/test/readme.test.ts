@@ -27,9 +27,8 @@ const CLI = compactionCli(
   defaultPermissionSettings(),
   "default",
   { hooks: [], problems: [], projectDefinitions: [] },
-  {
-    compaction: "client",
-  },
+  false,
+  { compaction: "client" },
 );
 
 const readme = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
@@ -122,12 +121,12 @@ describe.each(READMES)("%s", (name) => {
 
   it("lists each exit status as the CLI maps it, context_overflow's among them", () => {
     const rows = [...text.matchAll(/^\|\s*(\d+)\s*\|\s*(.+?)\s*\|$/gm)];
-    expect(rows.map((row) => Number(row[1]))).toEqual([0, 2, 3, 4, 1, 130]);
+    expect(rows.map((row) => Number(row[1]))).toEqual([0, 2, 3, 4, 5, 1, 130]);
     for (const [, status, meaning] of rows) {
       const reason = /^`(\w+)`/.exec(meaning)?.[1] ?? "error";
       expect(exitCodeFor(reason, CLI.exitCodes), meaning).toBe(Number(status));
     }
-    expect(rows.length).toBe(Object.keys(EXIT_CODES).length + 1);
+    expect(rows.length).toBe(Object.keys(EXIT_CODES).length + 2);
     expect(text).toMatch(/^\|[^|\n]+\| `context_overflow` +\|/m);
   });
 
