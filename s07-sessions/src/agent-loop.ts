@@ -17,6 +17,14 @@ import {
   permissionGate,
 } from "@harness/s05-permissions";
 import {
+  continueAfterStop,
+  type HookCommand,
+  type HookSession,
+  hookGate,
+  runHooks,
+  stopInput,
+} from "@harness/s06-hooks";
+import {
   type AgentLoopResult,
   AgentTurn,
   addUsage,
@@ -27,14 +35,6 @@ import {
   type ToolResult,
   toResultBlock,
 } from "@harness/shared";
-import {
-  continueAfterStop,
-  type HookCommand,
-  type HookSession,
-  hookGate,
-  runHooks,
-  stopInput,
-} from "@harness/s06-hooks";
 import { addMessage } from "./add-message.ts";
 import type { Answered, TranscriptWriter } from "./transcript-writer.ts";
 

@@ -44,7 +44,8 @@ export function formatSession(transcript: Transcript): string {
       lines.push(...describe(block).map((line) => `  ${line}`));
     }
   });
-  if (transcript.torn) lines.push(`(line ${transcript.torn.line} is not whole: ${transcript.torn.bytes} bytes skipped)`);
+  if (transcript.torn)
+    lines.push(`(line ${transcript.torn.line} is not whole: ${transcript.torn.bytes} bytes skipped)`);
   return lines.join("\n");
 }
 

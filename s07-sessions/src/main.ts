@@ -233,7 +233,8 @@ async function chooseSession(context: CliContext, options: SessionsCliOptions): 
     options.say(`  ${i + 1}. ${formatSessionLine(file)}`);
   });
   for (const [i, file] of offered.entries()) {
-    if ((await context.ask(`resume ${i + 1} (${file.id.slice(0, 8)})?`)) === "yes") return { kind: "resume", id: file.id, fork };
+    if ((await context.ask(`resume ${i + 1} (${file.id.slice(0, 8)})?`)) === "yes")
+      return { kind: "resume", id: file.id, fork };
   }
   throw new Error("no session was picked");
 }

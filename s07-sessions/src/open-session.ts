@@ -13,7 +13,14 @@ import { addMessage } from "./add-message.ts";
 import { interruptedResults } from "./interrupted-results.ts";
 import { lockSession, type SessionLock } from "./lock-session.ts";
 import { historyOf, readTranscript, type Transcript, TranscriptError } from "./read-transcript.ts";
-import { findSession, listSessions, reachableByTools, type SessionFile, sessionPath, sessionsDir } from "./sessions-dir.ts";
+import {
+  findSession,
+  listSessions,
+  reachableByTools,
+  type SessionFile,
+  sessionPath,
+  sessionsDir,
+} from "./sessions-dir.ts";
 import { type SessionHeader, TRANSCRIPT_VERSION } from "./transcript-record.ts";
 import { TranscriptWriter } from "./transcript-writer.ts";
 

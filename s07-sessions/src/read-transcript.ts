@@ -57,10 +57,10 @@ export function readTranscript(path: string): Transcript {
       torn = { line, offset, bytes: bytes.length - offset };
       break;
     }
-    if (parsed === undefined) throw fail(`line ${line} is not JSON`);
     if (line === 1) {
       header = readHeader(parsed, fail);
     } else {
+      if (parsed === undefined) throw fail(`line ${line} is not JSON`);
       const record = messageRecordShape.safeParse(parsed);
       if (!record.success) throw fail(`line ${line} is not a message record (${record.error.issues[0].message})`);
       if (record.data.parentId !== previous) {

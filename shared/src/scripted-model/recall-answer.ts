@@ -15,7 +15,8 @@ export const recallAnswer: DemoRule = {
   matches: (prompt) => /\bwhat did you (?:just )?(?:tell|say to) me\b|\bwhat was your (?:last )?answer\b/i.test(prompt),
   next({ earlier }) {
     const answer = lastAnswer(earlier);
-    if (answer === undefined) return textReply("Nothing yet: the history I was sent holds no answer of mine before this prompt.");
+    if (answer === undefined)
+      return textReply("Nothing yet: the history I was sent holds no answer of mine before this prompt.");
     return textReply(`Before this prompt, I told you:\n\n${answer}`);
   },
 };
@@ -25,7 +26,8 @@ function lastAnswer(messages: readonly MessageParam[]): string | undefined {
   for (let i = messages.length - 1; i >= 0; i--) {
     const { role, content } = messages[i];
     if (role !== "assistant") continue;
-    const text = typeof content === "string" ? content : content.map((b) => (b.type === "text" ? b.text : "")).join("\n");
+    const text =
+      typeof content === "string" ? content : content.map((b) => (b.type === "text" ? b.text : "")).join("\n");
     if (text.trim() !== "") return text.trim();
   }
   return undefined;
