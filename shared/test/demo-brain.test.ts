@@ -251,12 +251,17 @@ describe("demoBrain", () => {
     it("quotes its last answer in the history it was sent", () => {
       const messages: MessageParam[] = [
         { role: "user", content: "What is the current git branch?" },
-        { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "bash", input: { command: "git branch" } }] },
+        {
+          role: "assistant",
+          content: [{ type: "tool_use", id: "t1", name: "bash", input: { command: "git branch" } }],
+        },
         { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "main\n[exit code 0]" }] },
         { role: "assistant", content: [{ type: "text", text: "The current branch is main." }] },
         { role: "user", content: "What did you just tell me?" },
       ];
-      expect(textOf(demoBrain(request(messages)))).toBe("Before this prompt, I told you:\n\nThe current branch is main.");
+      expect(textOf(demoBrain(request(messages)))).toBe(
+        "Before this prompt, I told you:\n\nThe current branch is main.",
+      );
       expect(readConversation(request(messages)).earlier).toEqual(messages.slice(0, -1));
     });
 

@@ -83,13 +83,24 @@ describe("ScriptedModel through the real SDK", () => {
 
     it("numbers past every scripted id the history holds, as a new process resuming a conversation does", async () => {
       const { client } = scripted([reply([toolUse("bash", { command: "ls" })])]);
-      const earlier = { type: "tool_use" as const, id: "toolu_scripted_0007_0", name: "bash", input: { command: "pwd" } };
+      const earlier = {
+        type: "tool_use" as const,
+        id: "toolu_scripted_0007_0",
+        name: "bash",
+        input: { command: "pwd" },
+      };
       const message = await client.messages.create({
         ...params(),
         messages: [
           { role: "user", content: "first" },
           { role: "assistant", content: [earlier] },
-          { role: "user", content: [{ type: "tool_result", tool_use_id: earlier.id, content: "/" }, { type: "text", text: "again" }] },
+          {
+            role: "user",
+            content: [
+              { type: "tool_result", tool_use_id: earlier.id, content: "/" },
+              { type: "text", text: "again" },
+            ],
+          },
         ],
       });
       expect(message.id).toBe("msg_scripted_0008");
