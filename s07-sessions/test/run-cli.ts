@@ -127,3 +127,25 @@ export async function until(what: string, condition: () => boolean): Promise<voi
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** The processes running now (zombies left out). */
+export function processes(): Array<{ pid: number; ppid: number; pgid: number; args: string }> {
+  const out = execFileSync("ps", ["-A", "-o", "pid=,ppid=,pgid=,stat=,args="], { encoding: "utf8" });
+  return out
+    .split("\n")
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null && !m[4].startsWith("Z"))
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), pgid: Number(m[3]), args: m[5] }));
+}
+
+/** The command `cli` started through its bash tool whose line matches `pattern`, once it runs; it is killed after the test. */
+export async function toolProcess(cli: Cli, pattern: RegExp): Promise<number> {
+  let found: { pgid: number } | undefined;
+  await until(`${pattern} to run`, () => {
+    found = processes().find((p) => p.ppid === cli.child.pid && pattern.test(p.args));
+    return found !== undefined;
+  });
+  const pgid = (found as { pgid: number }).pgid;
+  cleanups.push(() => killGroup(pgid));
+  return pgid;
+}
