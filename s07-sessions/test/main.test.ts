@@ -15,7 +15,6 @@ import { sessionsDir } from "../src/sessions-dir.ts";
 import {
   afterThis,
   cleanEnv,
-  lines,
   onlyTranscript,
   project,
   runCli,

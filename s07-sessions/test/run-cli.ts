@@ -4,7 +4,7 @@
  * of its own; and the transcripts it leaves, found and read.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { REPO_ROOT } from "@harness/shared";
@@ -110,14 +110,6 @@ export function onlyTranscript(cwd: string, env: NodeJS.ProcessEnv): string {
   const files = transcripts(cwd, env).filter((name) => name.endsWith(".jsonl"));
   if (files.length !== 1) throw new Error(`expected one transcript, found ${files.join(", ") || "none"}`);
   return join(sessionsDir(cwd, env), files[0]);
-}
-
-/** The records of a transcript's whole lines, parsed. */
-export function lines(path: string): Record<string, unknown>[] {
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line));
 }
 
 /** Resolve once `condition` holds (checked every 20 ms, for at most twenty seconds). */
