@@ -10,11 +10,13 @@ import type { ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages"
 import { demoBrain, historyProblems, projectSlug, ScriptedModel, startScriptedServer } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { INTERRUPTED } from "../src/interrupted-results.ts";
+import { main } from "../src/main.ts";
 import { historyOf, readTranscript } from "../src/read-transcript.ts";
 import { sessionsDir } from "../src/sessions-dir.ts";
 import {
   afterThis,
   cleanEnv,
+  fakeTerminal,
   onlyTranscript,
   project,
   runCli,
@@ -239,6 +241,27 @@ describe("pnpm s07", () => {
       `s07: error: the transcripts must be out of the tools' reach: ${join(cwd, "state", "projects", projectSlug(cwd), "sessions")} is inside the working directory ${cwd}, where the model's tools read: set HARNESS_HOME outside it`,
     );
     expect(transcripts(cwd, cleanEnv({ HARNESS_HOME: join(cwd, "state") }))).toEqual([]);
+  }, 60_000);
+
+  it("lets --resume alone pick a session on a terminal, the most recent first", async () => {
+    const cwd = project({}, { git: true });
+    const env = cleanEnv();
+    await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
+    await runCli(["--offline", "--cwd", cwd, "--allow", "Bash(echo:*)", "Run `echo later`"], env);
+    const [older, newer] = transcripts(cwd, env)
+      .map((name) => readTranscript(join(sessionsDir(cwd, env), name)))
+      .sort((a, b) => a.header.created.localeCompare(b.header.created));
+    const term = fakeTerminal(env);
+    const exited = main(["--offline", "--cwd", cwd, "--resume", RECALL], term.io);
+    await until("the first question", () => term.out().includes(`resume 1 (${newer.header.id.slice(0, 8)})? [y/n] `));
+    term.type("n\r");
+    await until("the second question", () => term.out().includes(`resume 2 (${older.header.id.slice(0, 8)})? [y/n] `));
+    term.type("y\r");
+    expect(await exited).toBe(0);
+    expect(term.err()).toContain("s07: the sessions of this project, the most recent first:\n");
+    expect(term.err()).toContain(`s07:   1. ${newer.header.id}  `);
+    expect(term.err()).toContain(`s07:   2. ${older.header.id}  `);
+    expect(term.out()).toContain("Before this prompt, I told you:\n\nThe current branch is main.");
   }, 60_000);
 
   describe("errors: one line, exit 1, and the transcript left as it is", () => {

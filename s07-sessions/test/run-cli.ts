@@ -7,7 +7,8 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { REPO_ROOT } from "@harness/shared";
+import { PassThrough } from "node:stream";
+import { type CliIo, REPO_ROOT } from "@harness/shared";
 import { afterEach } from "vitest";
 import { sessionsDir } from "../src/sessions-dir.ts";
 
@@ -140,4 +141,21 @@ export async function toolProcess(cli: Cli, pattern: RegExp): Promise<number> {
   const pgid = (found as { pgid: number }).pgid;
   cleanups.push(() => killGroup(pgid));
   return pgid;
+}
+
+/** A terminal to type into, for `main` in this process: stdin is a TTY, so the CLI asks its questions there. */
+export function fakeTerminal(env: NodeJS.ProcessEnv) {
+  const stdin = Object.assign(new PassThrough(), { isTTY: true });
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (chunk) => {
+    out += chunk;
+  });
+  stderr.on("data", (chunk) => {
+    err += chunk;
+  });
+  const io: CliIo = { stdin, stdout, stderr, env: { NO_COLOR: "1", ...env }, exit: () => {} };
+  return { io, out: () => out, err: () => err, type: (keys: string) => stdin.write(keys) };
 }
