@@ -41,7 +41,7 @@ export function formatSession(transcript: Transcript): string {
     lines.push(`[${i + 1}] ${who(record)}`);
     const { content } = record.message;
     for (const block of typeof content === "string" ? [{ type: "text" as const, text: content }] : content) {
-      lines.push(...describe(block).map((line) => `  ${line}`));
+      lines.push(...describe(block).map((line) => `  ${line}`.trimEnd()));
     }
   });
   if (transcript.torn)
