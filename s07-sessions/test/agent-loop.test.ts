@@ -44,24 +44,27 @@ async function run(replies: ScriptedReply[], hooks: HookCommand[] = []) {
 }
 
 describe("agentLoop with a transcript", () => {
-  it.each([
-    [
-      "a tool call, its results, an answer",
-      [reply([text("Looking."), toolUse("bash", { command: "echo hi" })]), textReply("It said hi.")],
-    ],
-    [
-      "a turn paused and continued (one assistant message, two lines)",
-      [textReply("First part.", { stopReason: "pause_turn" }), textReply("Second part.")],
-    ],
-    [
-      "a tool call cut by max_tokens (answered not_run)",
-      [reply([toolUse("bash", { command: "echo cut" })], { stopReason: "max_tokens" })],
-    ],
-  ])("writes %s before each next request, and reads back the history it had", async (_, replies) => {
-    const { messages, seen, onDisk } = await run([...replies]);
+  /** Run `replies`; every request found on disk as sent, and the history read back as the loop had it. */
+  async function expectWrittenAsItWent(replies: ScriptedReply[]) {
+    const { messages, seen, onDisk } = await run(replies);
     expect(seen.length).toBeGreaterThan(0);
     for (const { sent, onDisk: then } of seen) expect(then).toEqual(sent);
     expect(onDisk).toEqual(messages);
+  }
+
+  it("writes a tool call, its results and the answer, each before the loop goes on", async () => {
+    await expectWrittenAsItWent([
+      reply([text("Looking."), toolUse("bash", { command: "echo hi" })]),
+      textReply("It said hi."),
+    ]);
+  });
+
+  it("writes a turn paused and continued as two lines that read back as one message", async () => {
+    await expectWrittenAsItWent([textReply("First part.", { stopReason: "pause_turn" }), textReply("Second part.")]);
+  });
+
+  it("writes a tool call cut by max_tokens and its not_run results", async () => {
+    await expectWrittenAsItWent([reply([toolUse("bash", { command: "echo cut" })], { stopReason: "max_tokens" })]);
   });
 
   it("writes a Stop hook's reason, the message that sends the loop on", async () => {

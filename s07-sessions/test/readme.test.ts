@@ -146,7 +146,6 @@ describe("the sample runs in README.md", () => {
   const SAMPLE_DIR = "/tmp/s07-sample";
   const scripts = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).scripts as Record<string, string>;
   const sh = codeFences(text, "sh");
-  const blocks = codeFences(text, "text");
   const setup = sh.find((block) => block.startsWith(`mkdir -p ${SAMPLE_DIR} `)) ?? "";
   const dirs: string[] = [];
   afterAll(() => {
@@ -174,7 +173,7 @@ describe("the sample runs in README.md", () => {
     // a run's stderr, when the text shows it: the next text block after some prose
     const after = rest.slice(rest.indexOf("```\n") + 4);
     const next = /^(?:[^`\n][^\n]*\n|\n)+```text\n([\s\S]*?)```\n/.exec(after);
-    if (next && next[1].startsWith("Using ")) outputs.push(next[1]);
+    if (next?.[1].startsWith("Using ")) outputs.push(next[1]);
     return outputs[nth] ?? "";
   }
 
