@@ -14,8 +14,16 @@
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 
+/** A lock this process holds. */
+export interface HeldLock {
+  kind: "held";
+  path: string;
+  /** Delete the lock, if it is still this process's. */
+  release(): void;
+}
+
 /** A session's lock: held by this process, or by another one that is running. */
-export type SessionLock = { kind: "held"; path: string; release(): void } | { kind: "in_use"; pid: number };
+export type SessionLock = HeldLock | { kind: "in_use"; pid: number };
 
 /** How many times a lock is tried before the session is left to the process that seems to have it. */
 const ATTEMPTS = 50;

@@ -11,7 +11,7 @@ import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { historyProblems } from "@harness/shared";
 import { addMessage } from "./add-message.ts";
 import { interruptedResults } from "./interrupted-results.ts";
-import { lockSession, type SessionLock } from "./lock-session.ts";
+import { type HeldLock, lockSession } from "./lock-session.ts";
 import { historyOf, readTranscript, type Transcript, TranscriptError } from "./read-transcript.ts";
 import {
   findSession,
@@ -94,11 +94,7 @@ function start(dir: string, options: OpenSessionOptions, notes: string[], forked
 }
 
 /** The session in place: the torn line cut off, the unanswered calls answered. */
-function resume(
-  options: OpenSessionOptions,
-  file: SessionFile,
-  lock: Extract<SessionLock, { kind: "held" }>,
-): OpenSession {
+function resume(options: OpenSessionOptions, file: SessionFile, lock: HeldLock): OpenSession {
   const transcript = readTranscript(file.path); // read once locked: no one appends any more
   const history = historyOf(transcript.records);
   const repair = checked(transcript, history);
@@ -171,7 +167,7 @@ function lockPath(dir: string, id: string): string {
   return join(dir, `${id}.lock`);
 }
 
-function closing(writer: TranscriptWriter, lock: Extract<SessionLock, { kind: "held" }>): () => void {
+function closing(writer: TranscriptWriter, lock: HeldLock): () => void {
   return () => {
     writer.close();
     lock.release();

@@ -8,14 +8,37 @@
  */
 import { readFileSync } from "node:fs";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import { z } from "zod";
 import { addMessage } from "./add-message.ts";
-import {
-  type MessageRecord,
-  messageRecordShape,
-  type SessionHeader,
-  sessionHeaderShape,
-  TRANSCRIPT_VERSION,
-} from "./transcript-record.ts";
+import { isSessionId, type MessageRecord, type SessionHeader, TRANSCRIPT_VERSION } from "./transcript-record.ts";
+
+const sessionId = z.string().refine(isSessionId, "is not a session id");
+
+/** The header's shape; `version` is checked on its own, so a newer one gets its own error. */
+const sessionHeaderShape = z.object({
+  type: z.literal("session"),
+  version: z.number().int().positive(),
+  id: sessionId,
+  cwd: z.string(),
+  created: z.string(),
+  forkedFrom: sessionId.optional(),
+});
+
+const block = z.looseObject({ type: z.string() });
+
+/** A message line's shape: the record's fields, and a message the Messages API could take. */
+const messageRecordShape = z.object({
+  type: z.literal("message"),
+  id: z.string().min(1),
+  parentId: z.string().min(1).nullable(),
+  time: z.string(),
+  model: z.string(),
+  usage: z.object({ inputTokens: z.number(), outputTokens: z.number() }).optional(),
+  message: z.object({
+    role: z.enum(["user", "assistant"]),
+    content: z.union([z.string(), z.array(block)]),
+  }),
+});
 
 /** A transcript that cannot be used as it is; the message is one line, naming the file. */
 export class TranscriptError extends Error {}

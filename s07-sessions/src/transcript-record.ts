@@ -10,7 +10,6 @@
  */
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import type { TokenUsage } from "@harness/shared";
-import { z } from "zod";
 
 /** The format this harness writes, and the newest it reads. */
 export const TRANSCRIPT_VERSION = 1;
@@ -55,31 +54,3 @@ export function isSessionId(id: string): boolean {
   return SESSION_ID.test(id);
 }
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-const sessionId = z.string().regex(SESSION_ID, "is not a session id");
-
-/** The header's shape; `version` is checked on its own, so a newer one gets its own error. */
-export const sessionHeaderShape = z.object({
-  type: z.literal("session"),
-  version: z.number().int().positive(),
-  id: sessionId,
-  cwd: z.string(),
-  created: z.string(),
-  forkedFrom: sessionId.optional(),
-});
-
-const block = z.looseObject({ type: z.string() });
-
-/** A message line's shape: the record's fields, and a message the Messages API could take. */
-export const messageRecordShape = z.object({
-  type: z.literal("message"),
-  id: z.string().min(1),
-  parentId: z.string().min(1).nullable(),
-  time: z.string(),
-  model: z.string(),
-  usage: z.object({ inputTokens: z.number(), outputTokens: z.number() }).optional(),
-  message: z.object({
-    role: z.enum(["user", "assistant"]),
-    content: z.union([z.string(), z.array(block)]),
-  }),
-});
