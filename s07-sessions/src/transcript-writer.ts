@@ -122,7 +122,7 @@ function createWhole(path: string, text: string): void {
   const temporary = `${path}.${process.pid}.tmp`;
   mkdirSync(dirname(path), { recursive: true });
   try {
-    writeFileSync(temporary, text, { flag: "wx" });
+    writeFileSync(temporary, text); // this process's own name: a leftover of an earlier process with its pid is overwritten
     renameSync(temporary, path);
   } finally {
     rmSync(temporary, { force: true });

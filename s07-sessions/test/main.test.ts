@@ -186,25 +186,36 @@ describe("pnpm s07", () => {
     const env = cleanEnv();
     await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
     const original = onlyTranscript(cwd, env);
-    const args = ["--offline", "--cwd", cwd, "--continue", "--allow", "Bash(sleep:*)", "Run `sleep 2`"];
-    const [a, b] = await Promise.all([runCli(args, env), runCli(args, env)]);
-    expect([a.code, b.code]).toEqual([0, 0]);
-    const forkedBy = [a, b].filter((run) => run.stderr.includes("is open in process"));
-    expect(forkedBy).toHaveLength(1);
+    const resume = ["--offline", "--cwd", cwd, "--continue", "--allow", "Bash(sleep:*)", "--allow", "Bash(echo:*)"];
+    // the first has the session open and is in the middle of a tool when the second resumes it
+    const first = startCli([...resume, "Run `sleep 30`"], env);
+    first.child.stdin?.end();
+    await toolProcess(first, /sleep 30/);
+    const second = await runCli([...resume, "Run `echo second`"], env);
+    first.child.kill("SIGINT"); // the first is still in its tool: stop it, as the user would
+    expect([await first.exited, second.code]).toEqual([130, 0]);
+    expect(first.stderr()).not.toContain("is open in process");
+    expect(second.stderr).toContain(`is open in process ${first.child.pid}: forked it, so neither loses a line`);
     const names = transcripts(cwd, env);
     expect(names.filter((name) => name.endsWith(".jsonl"))).toHaveLength(2);
     expect(names.filter((name) => name.endsWith(".lock"))).toEqual([]);
-    // the original: its first run and one process's run, in order, and nothing of the other
+    // the original: its first run and the first process's, in order, and nothing of the second
     expect(shape(original)).toEqual([
       ...["user", "assistant", "results", "assistant"],
-      ...["user", "assistant", "results", "assistant"],
+      ...["user", "assistant", "results"],
     ]);
+    // the fork: the copy as it was (the first's call still running, so answered "interrupted" there), then its own run
     const fork = names.find((name) => name.endsWith(".jsonl") && !original.endsWith(name)) as string;
-    const forkRecords = readTranscript(join(sessionsDir(cwd, env), fork)).records;
-    expect(historyProblems(historyOf(forkRecords))).toEqual([]);
-    expect(forkRecords.at(-1)?.message.content).toEqual([
-      { type: "text", text: "`sleep 2` exited with code 0 and printed nothing." },
+    const forkPath = join(sessionsDir(cwd, env), fork);
+    expect(shape(forkPath)).toEqual([
+      ...["user", "assistant", "results", "assistant"],
+      ...["user", "assistant", "results", "user", "assistant", "results", "assistant"],
     ]);
+    expect(historyProblems(historyOf(readTranscript(forkPath).records))).toEqual([]);
+    expect(readTranscript(forkPath).records.at(-1)?.message.content).toEqual([
+      { type: "text", text: "`echo second` exited with code 0 and printed:\n\nsecond" },
+    ]);
+    expect(JSON.stringify(readTranscript(original).records.at(-1)?.message.content)).toContain("[interrupted");
   }, 60_000);
 
   it("never writes a key to the transcript, wherever it turns up in the conversation", async () => {
