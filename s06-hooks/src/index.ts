@@ -3,6 +3,7 @@ export * from "./agent-stop-reason.ts";
 export * from "./combine-hook-outcomes.ts";
 export * from "./combine-permission.ts";
 export * from "./continue-after-stop.ts";
+export * from "./hook-gate.ts";
 export * from "./hook-input.ts";
 export * from "./load-hooks.ts";
 export * from "./match-hooks.ts";

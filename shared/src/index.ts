@@ -19,6 +19,7 @@ export * from "./load-env.ts";
 export * from "./loop-defaults.ts";
 export * from "./run-bash.ts";
 export * from "./scripted-model/demo-brain.ts";
+export * from "./scripted-model/recall-answer.ts";
 export * from "./scripted-model/script.ts";
 export * from "./scripted-model/scripted-model.ts";
 export * from "./scripted-model/start-scripted-server.ts";

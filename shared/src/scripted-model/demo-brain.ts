@@ -7,6 +7,7 @@
  * which prompts it knows, and how to use a real model.
  */
 import type { MessageCreateParams, MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import { recallAnswer } from "./recall-answer.ts";
 import { type ScriptedReply, text, textReply, toolUse, reply as withBlocks } from "./script.ts";
 
 /** A tool call of the current prompt and the result it got. */
@@ -24,6 +25,8 @@ export interface Conversation {
   exchanges: Exchange[];
   /** Names of the tools the request offers. */
   tools: Set<string>;
+  /** The messages before the latest prompt. */
+  earlier: MessageParam[];
 }
 
 /** One thing the brain knows how to do: a prompt it recognises and the replies it gives. */
@@ -81,7 +84,7 @@ export function readConversation(request: MessageCreateParams): Conversation {
       });
     }
   }
-  return { prompt, exchanges, tools };
+  return { prompt, exchanges, tools, earlier: messages.slice(0, start) };
 }
 
 function isPrompt(message: MessageParam): boolean {
@@ -431,6 +434,7 @@ export const DEMO_RULES: DemoRule[] = [
   pushBranch,
   writeThenRead,
   testsFail,
+  recallAnswer,
 ];
 
 function quote(value: string): string {

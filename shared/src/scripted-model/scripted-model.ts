@@ -106,10 +106,12 @@ export class ScriptedModel {
     const step = this.script.shift() ?? this.brain?.(body);
     if (!step) return errorResponse(400, `scripted model: no scripted reply left for request #${n}`);
 
+    // ids numbered after any the history holds: a conversation resumed by a new process keeps them unique
+    const id = String(Math.max(n, lastIdNumber(body.messages) + 1)).padStart(4, "0");
     const ctx: WireContext = {
-      messageId: `msg_scripted_${String(n).padStart(4, "0")}`,
+      messageId: `msg_scripted_${id}`,
       model: this.model ?? SCRIPTED_MODEL_ID,
-      toolUseId: (i) => `toolu_scripted_${String(n).padStart(4, "0")}_${i}`,
+      toolUseId: (i) => `toolu_scripted_${id}_${i}`,
       inputTokens: Math.ceil(JSON.stringify([body.system ?? "", body.tools ?? [], body.messages]).length / 4),
     };
     return answer(step, body.stream === true, ctx, request.signal);
@@ -187,6 +189,19 @@ function sseBody(events: SseEvent[], delayMs: number, signal: AbortSignal, cut: 
       }
     },
   });
+}
+
+/** The highest number in the history's scripted tool_use ids (`toolu_scripted_0003_0` → 3), 0 for none. */
+function lastIdNumber(messages: MessageCreateParams["messages"]): number {
+  let highest = 0;
+  for (const message of messages) {
+    if (typeof message.content === "string") continue;
+    for (const block of message.content) {
+      const n = block.type === "tool_use" ? /^toolu_scripted_(\d+)_/.exec(block.id)?.[1] : undefined;
+      if (n) highest = Math.max(highest, Number(n));
+    }
+  }
+  return highest;
 }
 
 function requestProblem(body: MessageCreateParams): string | null {
