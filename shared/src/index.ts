@@ -21,6 +21,7 @@ export * from "./run-bash.ts";
 export * from "./scripted-model/context-management.ts";
 export * from "./scripted-model/context-rules.ts";
 export * from "./scripted-model/demo-brain.ts";
+export * from "./scripted-model/recall-answer.ts";
 export * from "./scripted-model/script.ts";
 export * from "./scripted-model/scripted-model.ts";
 export * from "./scripted-model/start-scripted-server.ts";

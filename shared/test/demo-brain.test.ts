@@ -315,6 +315,30 @@ describe("demoBrain", () => {
     });
   });
 
+  describe("asked what it said last", () => {
+    it("quotes its last answer in the history it was sent", () => {
+      const messages: MessageParam[] = [
+        { role: "user", content: "What is the current git branch?" },
+        {
+          role: "assistant",
+          content: [{ type: "tool_use", id: "t1", name: "bash", input: { command: "git branch" } }],
+        },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "main\n[exit code 0]" }] },
+        { role: "assistant", content: [{ type: "text", text: "The current branch is main." }] },
+        { role: "user", content: "What did you just tell me?" },
+      ];
+      expect(textOf(demoBrain(request(messages)))).toBe(
+        "Before this prompt, I told you:\n\nThe current branch is main.",
+      );
+      expect(readConversation(request(messages)).earlier).toEqual(messages.slice(0, -1));
+    });
+
+    it("says there is nothing when the history it was sent holds no answer of its own", () => {
+      const step = demoBrain(request([{ role: "user", content: "What did you just tell me?" }]));
+      expect(textOf(step)).toBe("Nothing yet: the history I was sent holds no answer of mine before this prompt.");
+    });
+  });
+
   it("answers the latest prompt, not an earlier one", () => {
     const messages: MessageParam[] = [
       { role: "user", content: "What is the current git branch?" },

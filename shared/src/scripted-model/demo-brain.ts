@@ -8,6 +8,7 @@
  */
 import type { MessageCreateParams, MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { CONTEXT_RULES } from "./context-rules.ts";
+import { recallAnswer } from "./recall-answer.ts";
 import { type ScriptedReply, text, textReply, toolUse, reply as withBlocks } from "./script.ts";
 
 /** A tool call of the current prompt and the result it got. */
@@ -27,6 +28,8 @@ export interface Conversation {
   tools: Set<string>;
   /** The whole conversation the request carries, for rules that read further back than the prompt. */
   messages: MessageParam[];
+  /** The messages before the latest prompt. */
+  earlier: MessageParam[];
 }
 
 /** One thing the brain knows how to do: a prompt it recognises and the replies it gives. */
@@ -89,7 +92,7 @@ export function readConversation(request: MessageCreateParams): Conversation {
       });
     }
   }
-  return { prompt, exchanges, tools, messages };
+  return { prompt, exchanges, tools, messages, earlier: messages.slice(0, start) };
 }
 
 function isPrompt(message: MessageParam): boolean {
@@ -441,6 +444,7 @@ export const DEMO_RULES: DemoRule[] = [
   pushBranch,
   writeThenRead,
   testsFail,
+  recallAnswer,
   ...CONTEXT_RULES,
 ];
 

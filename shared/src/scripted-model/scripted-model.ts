@@ -123,10 +123,12 @@ export class ScriptedModel {
     const step = managed.pause ? undefined : (this.script.shift() ?? this.brain?.(managed.body));
     if (!step && !managed.pause) return errorResponse(400, `scripted model: no scripted reply left for request #${n}`);
 
+    // ids numbered after any the history holds: a conversation resumed by a new process keeps them unique
+    const id = String(Math.max(n, lastIdNumber(body.messages) + 1)).padStart(4, "0");
     const ctx: WireContext = {
-      messageId: `msg_scripted_${String(n).padStart(4, "0")}`,
+      messageId: `msg_scripted_${id}`,
       model: this.model ?? SCRIPTED_MODEL_ID,
-      toolUseId: (i) => `toolu_scripted_${String(n).padStart(4, "0")}_${i}`,
+      toolUseId: (i) => `toolu_scripted_${id}_${i}`,
       inputTokens,
       contextManagement: managed.response,
     };
@@ -213,6 +215,19 @@ function sseBody(events: SseEvent[], delayMs: number, signal: AbortSignal, cut: 
       }
     },
   });
+}
+
+/** The highest number in the history's scripted tool_use ids (`toolu_scripted_0003_0` → 3), 0 for none. */
+function lastIdNumber(messages: MessageCreateParams["messages"]): number {
+  let highest = 0;
+  for (const message of messages) {
+    if (typeof message.content === "string") continue;
+    for (const block of message.content) {
+      const n = block.type === "tool_use" ? /^toolu_scripted_(\d+)_/.exec(block.id)?.[1] : undefined;
+      if (n) highest = Math.max(highest, Number(n));
+    }
+  }
+  return highest;
 }
 
 function requestProblem(body: MessageCreateParams): string | null {
