@@ -171,7 +171,7 @@ export async function agentLoop(
           runProjectHooks,
         });
         verdict.notices.forEach(notice);
-        const next = continueAfterStop(verdict, stopContinuations);
+        const next = continueAfterStop(verdict, stopContinuations > 0);
         if (next.kind === "stop" && next.notice) notice(next.notice);
         if (next.kind === "continue" && turns < maxTurns && !signal.aborted) {
           stopContinuations++;

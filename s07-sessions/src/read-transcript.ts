@@ -26,8 +26,8 @@ const sessionHeaderShape = z.object({
 
 const block = z.looseObject({ type: z.string() });
 
-/** A message line's shape: the record's fields, and a message the Messages API could take. */
-const messageRecordShape = z.object({
+/** A message line's shape: the record's fields, and a message the Messages API could take; fields it does not know are kept. */
+const messageRecordShape = z.looseObject({
   type: z.literal("message"),
   id: z.string().min(1),
   parentId: z.string().min(1).nullable(),

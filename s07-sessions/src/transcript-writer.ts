@@ -71,10 +71,12 @@ export class TranscriptWriter {
 
   /**
    * Append `message` as one record, and return it; the line is written when this returns.
-   * `answered` is given for the model's messages. Throws when the file cannot be written.
+   * `answered` is given for the model's messages; `more` are fields a later format adds to the
+   * record (this one's reader keeps them and reads only its own). Throws when the file cannot be written.
    */
-  append(message: MessageParam, answered?: Answered): MessageRecord {
+  append(message: MessageParam, answered?: Answered, more: Record<string, unknown> = {}): MessageRecord {
     const record: MessageRecord = {
+      ...more,
       type: "message",
       id: crypto.randomUUID(),
       parentId: this.lastId,

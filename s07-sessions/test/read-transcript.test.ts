@@ -2,6 +2,7 @@ import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { historyOf, readTranscript, TranscriptError } from "../src/read-transcript.ts";
+import { TranscriptWriter } from "../src/transcript-writer.ts";
 import { CONVERSATION, header, tempDir, writeSession } from "./transcript-file.ts";
 
 /** Read `path` expecting an error; the file must be byte for byte what it was. */
@@ -26,6 +27,17 @@ describe("readTranscript", () => {
     expect(transcript.header.id).toBe(id);
     expect(transcript.torn).toBeUndefined();
     expect(historyOf(transcript.records)).toEqual(CONVERSATION);
+  });
+
+  it("keeps the fields a later format adds to a record, and builds the history from the messages alone", () => {
+    const dir = tempDir();
+    const writer = new TranscriptWriter(join(dir, "s.jsonl"), header(), { model: "m" });
+    writer.append(CONVERSATION[0]);
+    writer.append(CONVERSATION[1], { model: "m", usage: { inputTokens: 1, outputTokens: 1 } }, { later: { n: 1 } });
+    const { records } = readTranscript(writer.path);
+    expect((records[1] as unknown as { later: unknown }).later).toEqual({ n: 1 });
+    expect(records[1]).toMatchObject({ type: "message", parentId: records[0].id, message: CONVERSATION[1] });
+    expect(historyOf(records)).toEqual(CONVERSATION.slice(0, 2));
   });
 
   it("skips a torn last line, one with no newline, and says where it starts", () => {

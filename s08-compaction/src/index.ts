@@ -9,3 +9,4 @@ export * from "./measure-context.ts";
 export * from "./prompt-too-long.ts";
 export * from "./request-summary.ts";
 export * from "./server-context-management.ts";
+export * from "./transcript-boundary.ts";
