@@ -18,6 +18,16 @@ import {
   permissionGate,
 } from "@harness/s05-permissions";
 import {
+  type AgentStopReason,
+  continueAfterStop,
+  type HookCommand,
+  type HookSession,
+  hookGate,
+  runHooks,
+  stopInput,
+  submitPrompt,
+} from "@harness/s06-hooks";
+import {
   type AgentLoopResult,
   AgentTurn,
   addUsage,
@@ -28,16 +38,6 @@ import {
   type ToolResult,
   toResultBlock,
 } from "@harness/shared";
-import {
-  type AgentStopReason,
-  continueAfterStop,
-  type HookCommand,
-  type HookSession,
-  hookGate,
-  runHooks,
-  stopInput,
-  submitPrompt,
-} from "@harness/s06-hooks";
 import { addMessage } from "./add-message.ts";
 import type { Answered, TranscriptWriter } from "./transcript-writer.ts";
 

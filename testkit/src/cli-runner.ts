@@ -83,7 +83,8 @@ export function cliRunner(folder: string): CliRunner {
     }
     return { ...env, NO_COLOR: "1", HARNESS_HOME: temporary("home"), ...extra };
   };
-  const startCli: CliRunner["startCli"] = (args, env) => start(process.execPath, ["--import", "tsx", main, ...args], env);
+  const startCli: CliRunner["startCli"] = (args, env) =>
+    start(process.execPath, ["--import", "tsx", main, ...args], env);
   const runCli: CliRunner["runCli"] = (args, env = cleanEnv(), input) =>
     run(process.execPath, ["--import", "tsx", main, ...args], env, input);
   const runAtTerminal: CliRunner["runAtTerminal"] = (args, env, input) => {
