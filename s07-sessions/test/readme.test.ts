@@ -5,7 +5,7 @@
  * the transcript it shows reads as one, and every sample run is that command run again offline
  * (the kill -9 included), in the order the text runs them.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -114,7 +114,7 @@ describe("the sample runs in README.md", () => {
   const sh = codeFences(text, "sh");
   const setup = sh.find((block) => block.startsWith(`mkdir -p ${SAMPLE_DIR} `)) ?? "";
   const sampleDir = sampleDirs(SAMPLE_DIR, setup);
-  const { cleanEnv } = cliRunner("s07-sessions");
+  const { cleanEnv, startProgram } = cliRunner("s07-sessions");
 
   /** The program and arguments of a sample command (a `pnpm` script), run in `dir`. */
   const programOf = (command: string, dir: string) => {
@@ -137,20 +137,12 @@ describe("the sample runs in README.md", () => {
     return outputs[nth] ?? "";
   }
 
-  /** Start one sample command in `dir`, in its own process group, with `env`. */
+  /** Start one sample command in `dir`, in its own process group (killed after the test), with `env`. */
   function start(command: string, dir: string, env: NodeJS.ProcessEnv) {
     const { program, args } = programOf(command, dir);
-    const child = spawn(program, args, { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-    return { child, exited, stdout: () => stdout, stderr: () => stderr };
+    const run = startProgram(program, args, env);
+    run.child.stdin?.end();
+    return run;
   }
 
   it("has the setup, the problem's two runs and the try-it sequence", () => {

@@ -40,6 +40,8 @@ export interface CliRunner {
   runCli(args: string[], env?: NodeJS.ProcessEnv, input?: string): Promise<CliRun>;
   /** Start the CLI in a child process with no terminal, its input left open (`child.stdin`), to stop it midway. */
   startCli(args: string[], env: NodeJS.ProcessEnv): RunningCli;
+  /** Start any program as `startCli` starts the CLI, from the repository root (a sample's `pnpm` script, say). */
+  startProgram(program: string, args: string[], env: NodeJS.ProcessEnv): RunningCli;
   /**
    * Run the CLI to the end on a pseudo-terminal (util-linux `script`), `input` typed ahead: the CLI
    * sees a terminal and asks its questions there. stdout holds all the terminal showed, the
@@ -84,14 +86,14 @@ export function cliRunner(folder: string): CliRunner {
     return { ...env, NO_COLOR: "1", HARNESS_HOME: temporary("home"), ...extra };
   };
   const startCli: CliRunner["startCli"] = (args, env) =>
-    start(process.execPath, ["--import", "tsx", main, ...args], env);
+    startProgram(process.execPath, ["--import", "tsx", main, ...args], env);
   const runCli: CliRunner["runCli"] = (args, env = cleanEnv(), input) =>
     run(process.execPath, ["--import", "tsx", main, ...args], env, input);
   const runAtTerminal: CliRunner["runAtTerminal"] = (args, env, input) => {
     const command = [process.execPath, "--import", "tsx", main, ...args].map(shellQuote).join(" ");
     return run("script", ["-qec", command, "/dev/null"], env, input);
   };
-  const start = (program: string, args: string[], env: NodeJS.ProcessEnv): RunningCli => {
+  const startProgram: CliRunner["startProgram"] = (program, args, env) => {
     const child: ChildProcess = spawn(program, args, {
       cwd: REPO_ROOT,
       env,
@@ -115,12 +117,12 @@ export function cliRunner(folder: string): CliRunner {
     return { child, stdout: () => stdout, stderr: () => stderr, exited };
   };
   const run = async (program: string, args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<CliRun> => {
-    const cli = start(program, args, env);
+    const cli = startProgram(program, args, env);
     cli.child.stdin?.end(input);
     const code = await cli.exited;
     return { code, stdout: cli.stdout(), stderr: cli.stderr() };
   };
-  return { main, project, cleanEnv, runCli, startCli, runAtTerminal };
+  return { main, project, cleanEnv, runCli, startCli, startProgram, runAtTerminal };
 }
 
 /** A word for `sh -c`, quoted when it needs to be. */
