@@ -6,6 +6,7 @@ export * from "./continue-after-stop.ts";
 export * from "./hook-gate.ts";
 export * from "./hook-input.ts";
 export * from "./load-hooks.ts";
+export { hooksCli, type StartedHooks, startHooks } from "./main.ts";
 export * from "./match-hooks.ts";
 export * from "./read-hook-run.ts";
 export * from "./run-hook.ts";

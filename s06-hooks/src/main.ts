@@ -19,11 +19,40 @@ import {
 import { type ChapterCli, type CliIo, type RunContext, runChapterCli } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
 import type { AgentStopReason } from "./agent-stop-reason.ts";
-import { type HookSession, sessionStartInput } from "./hook-input.ts";
+import { type HookInput, type HookSession, sessionStartInput } from "./hook-input.ts";
 import { type LoadedHooks, loadHooks } from "./load-hooks.ts";
 import { killRunningHooks } from "./run-hook.ts";
 import { runHooks } from "./run-hooks.ts";
 import { decideTrust } from "./trust.ts";
+
+/** What a session's hooks start with, decided once, before its first prompt. */
+export interface StartedHooks {
+  /** Whether the project's hooks may run (`decideTrust`). */
+  runProjectHooks: boolean;
+  /** What SessionStart hooks printed for the model: sent with the next prompt sent, then emptied. */
+  context: string[];
+}
+
+/**
+ * Once per session, before its first prompt: decide whether the project's hooks run (the user is
+ * asked only at a `terminal`; without one, untrusted hooks do not run), then run SessionStart with
+ * `start` (`sessionStartInput`). Every line for the user goes to the view.
+ * Contract: never rejects for a hook that fails; it runs nothing when no hook is loaded.
+ */
+export async function startHooks(
+  loaded: LoadedHooks,
+  start: HookInput,
+  context: RunContext,
+  terminal: boolean,
+): Promise<StartedHooks> {
+  if (loaded.hooks.length === 0) return { runProjectHooks: false, context: [] };
+  const ask = (question: string) => context.ask(question, ["yes", "no", "always"]);
+  const trust = await decideTrust(start.cwd, loaded, { ask: terminal ? ask : undefined });
+  if (trust.notice) context.view.note(trust.notice);
+  const opening = await runHooks(loaded.hooks, start, { cwd: start.cwd, runProjectHooks: trust.runProjectHooks });
+  for (const line of opening.notices) context.view.note(`hook: ${line}`);
+  return { runProjectHooks: trust.runProjectHooks, context: opening.context };
+}
 
 /**
  * The chapter's CLI, with the rules read, the mode chosen and the hooks loaded. `terminal`: whether
@@ -36,23 +65,8 @@ export function hooksCli(
   terminal: boolean,
 ): ChapterCli<AgentStopReason> {
   let trace: TraceWriter | undefined;
-  let started: Promise<{ session: HookSession; runProjectHooks: boolean }> | undefined;
-  let startContext: string[] = []; // what SessionStart hooks printed, for the model with the next prompt sent
-  // once per session, before the first prompt: trust, then SessionStart
-  const start = async (context: RunContext) => {
-    const session = { sessionId: crypto.randomUUID(), cwd: context.options.cwd };
-    if (loaded.hooks.length === 0) return { session, runProjectHooks: false };
-    const ask = (question: string) => context.ask(question, ["yes", "no", "always"]);
-    const trust = await decideTrust(context.options.cwd, loaded, { ask: terminal ? ask : undefined });
-    if (trust.notice) context.view.note(trust.notice);
-    const opening = await runHooks(loaded.hooks, sessionStartInput(session), {
-      cwd: session.cwd,
-      runProjectHooks: trust.runProjectHooks,
-    });
-    for (const line of opening.notices) context.view.note(`hook: ${line}`);
-    startContext = opening.context;
-    return { session, runProjectHooks: trust.runProjectHooks };
-  };
+  let session: HookSession | undefined;
+  let started: Promise<StartedHooks> | undefined;
   return {
     command: "s06",
     summary: "the user's hooks at the loop's fixed points",
@@ -61,8 +75,9 @@ export function hooksCli(
     extraOptions: S05_OPTIONS,
     async run(history, context) {
       const { client, model, options, signal, view } = context;
-      started ??= start(context);
-      const { session, runProjectHooks } = await started;
+      session ??= { sessionId: crypto.randomUUID(), cwd: options.cwd };
+      started ??= startHooks(loaded, sessionStartInput(session), context, terminal);
+      const hooks = await started;
       const id = options.extra.trace; // true: `--trace` alone
       if (id !== undefined && !trace) {
         trace = new TraceWriter(id === true ? newTraceId() : String(id), traceDir(options.cwd));
@@ -79,13 +94,13 @@ export function hooksCli(
         permissionMode: mode,
         ask: (request) => askTheUser(request, context),
         hooks: loaded.hooks,
-        runProjectHooks,
+        runProjectHooks: hooks.runProjectHooks,
         session,
-        promptContext: startContext,
+        promptContext: hooks.context,
       });
       return running.then(
         (result) => {
-          if (result.stopReason !== "prompt_blocked") startContext = []; // read by the model with this prompt
+          if (result.stopReason !== "prompt_blocked") hooks.context = []; // read by the model with this prompt
           return result;
         },
         (error) => {

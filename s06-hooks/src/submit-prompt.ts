@@ -19,7 +19,11 @@ export interface SubmitPromptOptions extends RunHooksOptions {
 
 /** What became of the prompt; `notices` are lines for the user either way. */
 export type SubmittedPrompt =
-  | { kind: "sent"; notices: string[] }
+  /**
+   * Let through: `prompt` is the prompt as sent, context included, as a message of its own (a
+   * prompt joined to an unanswered user message is the blocks it added); absent with no prompt.
+   */
+  | { kind: "sent"; prompt?: MessageParam; notices: string[] }
   /** Taken back unsent: `reason` is the hooks', and the last notice says so. */
   | { kind: "blocked"; reason: string; notices: string[] };
 
@@ -28,7 +32,7 @@ export type SubmittedPrompt =
  * message, which is the user's).
  * Contract: never rejects; when blocked, `messages` is left as it was before the prompt was
  * added (a message it made alone is removed, a text block added to an earlier one is taken off);
- * with no prompt to read, it is "sent" and spawns nothing.
+ * with no prompt to read, it is "sent" with no `prompt` and spawns nothing.
  */
 export async function submitPrompt(
   messages: MessageParam[],
@@ -46,6 +50,7 @@ export async function submitPrompt(
     else last.content = last.content.slice(0, -1);
     return { kind: "blocked", reason, notices: [...verdict.notices, `prompt blocked: ${oneLine(reason)}`] };
   }
+  const at = typeof last.content === "string" ? 0 : last.content.length - 1; // where the prompt starts in it
   const extra = [...(options.context ?? []), ...verdict.context].filter((text) => text.trim() !== "");
   if (extra.length > 0) {
     const blocks: TextBlockParam[] = extra.map((text) => ({ type: "text", text }));
@@ -54,7 +59,8 @@ export async function submitPrompt(
       ...blocks,
     ];
   }
-  return { kind: "sent", notices: verdict.notices };
+  const sent = typeof last.content === "string" ? last.content : last.content.slice(at);
+  return { kind: "sent", prompt: { role: "user", content: sent }, notices: verdict.notices };
 }
 
 /** The text of a message's last block, when that block is text (a prompt appended to a message). */

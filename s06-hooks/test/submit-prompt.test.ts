@@ -37,7 +37,7 @@ describe("submitPrompt", () => {
   it("adds the hooks' context and the given context after the prompt, as text blocks", async () => {
     const messages: MessageParam[] = [{ role: "user", content: "hi" }];
     const hooks = [commandHook("echo 'branch: main'", { event: "UserPromptSubmit" })];
-    expect(await submitPrompt(messages, hooks, options(["from SessionStart"]))).toEqual({ kind: "sent", notices: [] });
+    const submitted = await submitPrompt(messages, hooks, options(["from SessionStart"]));
     expect(messages).toEqual([
       {
         role: "user",
@@ -48,11 +48,31 @@ describe("submitPrompt", () => {
         ],
       },
     ]);
+    expect(submitted).toEqual({ kind: "sent", prompt: messages[0], notices: [] });
+  });
+
+  it("says what was sent of a prompt joined to an unanswered message: its own blocks, context included", async () => {
+    // a run cut after its tools ran leaves their results unanswered; the next prompt is appended to them
+    const result = { type: "tool_result" as const, tool_use_id: "toolu_1", content: "done" };
+    const messages: MessageParam[] = [{ role: "user", content: [result, { type: "text", text: "and now?" }] }];
+    const submitted = await submitPrompt(messages, [], options(["from SessionStart"]));
+    expect(submitted).toEqual({
+      kind: "sent",
+      prompt: {
+        role: "user",
+        content: [
+          { type: "text", text: "and now?" },
+          { type: "text", text: "from SessionStart" },
+        ],
+      },
+      notices: [],
+    });
+    expect(messages[0].content).toHaveLength(3); // the result, the prompt, the context
   });
 
   it("leaves the prompt as typed when no hook has anything to say", async () => {
     const messages: MessageParam[] = [{ role: "user", content: "hi" }];
-    expect(await submitPrompt(messages, [], options())).toEqual({ kind: "sent", notices: [] });
+    expect(await submitPrompt(messages, [], options())).toEqual({ kind: "sent", prompt: messages[0], notices: [] });
     expect(messages).toEqual([{ role: "user", content: "hi" }]);
   });
 });

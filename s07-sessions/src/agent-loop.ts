@@ -1,13 +1,14 @@
 /**
  * s07: the same loop as s06, with every message written down as it joins the history. Where s06
  * pushed a message, this loop keeps it: the message goes to the session's transcript (one JSON
- * line, on disk before the loop moves on), then into the history. A run stopped in any way
- * leaves a transcript that holds everything up to the stop; main.ts loads it back.
+ * line, on disk before the loop moves on), then into the history. The prompt, already in the
+ * history, is written once UserPromptSubmit has let it through, as it is sent. A run stopped in
+ * any way leaves a transcript that holds everything up to the stop; main.ts loads it back.
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { ALL_TOOLS, notRun, runToolCalls, type ToolMap, toApiTool, toolMap } from "@harness/s02-tool-dispatch";
-import { type AgentStopReason, type StreamObserver, streamTurn } from "@harness/s03-streaming";
+import { type StreamObserver, streamTurn } from "@harness/s03-streaming";
 import { RunRecorder, TraceWriter, traceDir } from "@harness/s04-tracing";
 import {
   type AskPermission,
@@ -17,12 +18,14 @@ import {
   permissionGate,
 } from "@harness/s05-permissions";
 import {
+  type AgentStopReason,
   continueAfterStop,
   type HookCommand,
   type HookSession,
   hookGate,
   runHooks,
   stopInput,
+  submitPrompt,
 } from "@harness/s06-hooks";
 import {
   type AgentLoopResult,
@@ -74,6 +77,8 @@ export interface AgentLoopOptions {
   runProjectHooks?: boolean;
   /** The session the hooks are told about (default: a fresh id, this cwd). */
   session?: HookSession;
+  /** Text for the model to read with the prompt once UserPromptSubmit lets it through (SessionStart's). */
+  promptContext?: readonly string[];
   /** Where each message is written as it joins the history (`openSession`); without it, nowhere. */
   transcript?: TranscriptWriter;
 }
@@ -88,7 +93,7 @@ export interface LoopObserver extends StreamObserver {
   toolCall?(call: ToolCall): void;
   /** After a tool call ran, with the result the model will read. */
   toolResult?(call: ToolCall, result: ToolResult): void;
-  /** A line from the hooks for the user: a failure, a systemMessage, a Stop bound reached. */
+  /** A line from the hooks for the user: a failure, a systemMessage, a blocked prompt, a Stop hook's block. */
   hookNotice?(line: string): void;
 }
 
@@ -96,7 +101,8 @@ export interface LoopObserver extends StreamObserver {
  * Run the loop on `messages` (which end with the user's prompt), each message kept as it comes.
  * Contract: a call runs only when allowed (by a rule, the mode, or the user's answer); a refused
  * call gets an error result saying why. Every tool_use gets its tool_result, and each iteration is
- * recorded, as in s04. Each message is in the transcript before the loop goes on.
+ * recorded, as in s04. The prompt as sent and each message after it are in the transcript before
+ * the loop goes on; a blocked prompt never is.
  */
 export async function agentLoop(
   client: Anthropic,
@@ -119,13 +125,22 @@ export async function agentLoop(
   const runProjectHooks = options.runProjectHooks ?? false;
   const notice = (line: string) => observer.hookNotice?.(line);
   // each call: PreToolUse, s05's gate, PostToolUse
-  const checked = hookGate({ hooks, session, runProjectHooks, settings: permissions, mode, gate, notice });
+  const checked = hookGate({
+    hooks,
+    session,
+    runProjectHooks,
+    settings: permissions,
+    mode,
+    gate,
+    ask: options.ask,
+    notice,
+  });
   // every message: on disk first, then in the history
   const keep = (message: MessageParam, answered?: Answered) => {
     options.transcript?.append(message, answered);
     addMessage(messages, message);
   };
-  let stopContinuations = 0;
+  let stopHookActive = false; // a Stop hook sent the loop on: it may not do so again
   let usage = { inputTokens: 0, outputTokens: 0 };
   let toolCalls = 0;
   let last: AgentTurn | null = null;
@@ -138,6 +153,13 @@ export async function agentLoop(
       providerStopReason: last?.providerStopReason ?? null,
       usage,
     });
+
+  // UserPromptSubmit: a prompt a hook blocks is taken back, unsent
+  const hookOptions = { cwd: options.cwd, signal, runProjectHooks };
+  const submitted = await submitPrompt(messages, hooks, { ...hookOptions, session, context: options.promptContext });
+  submitted.notices.forEach(notice);
+  if (submitted.kind === "blocked") return result("prompt_blocked", 0);
+  if (submitted.prompt) options.transcript?.append(submitted.prompt); // in the history already: written as sent
 
   for (let turns = 1; ; turns++) {
     if (signal.aborted) return result("aborted", turns - 1);
@@ -165,16 +187,13 @@ export async function agentLoop(
         keep({ role: "user", content: turn.toolCalls.map((call) => toResultBlock(call, notRun(turn))) });
       }
       if (stop === "final_answer" && hooks.length > 0) {
-        const verdict = await runHooks(hooks, stopInput(session, stopContinuations > 0), {
-          cwd: options.cwd,
-          signal,
-          runProjectHooks,
-        });
+        const verdict = await runHooks(hooks, stopInput(session, stopHookActive), hookOptions);
         verdict.notices.forEach(notice);
-        const next = continueAfterStop(verdict, stopContinuations > 0);
-        if (next.kind === "stop" && next.notice) notice(next.notice);
-        if (next.kind === "continue" && turns < maxTurns && !signal.aborted) {
-          stopContinuations++;
+        const next = continueAfterStop(verdict, stopHookActive);
+        if (next.notice) notice(next.notice);
+        if (next.kind === "continue" && !signal.aborted) {
+          if (turns >= maxTurns) return result("max_turns", turns); // no room for the one more call
+          stopHookActive = true;
           keep({ role: "user", content: next.message });
           continue;
         }

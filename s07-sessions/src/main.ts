@@ -1,44 +1,36 @@
 /**
  * s07's command line: s06's, with every run a session. Before the first prompt the session is
  * opened (`openSession`): a new one, or `--continue`, `--resume[=ID]`, `--fork`; its history is
- * the one the first prompt goes on from. Each prompt is written to the transcript as it is sent
- * (after UserPromptSubmit), the loop writes the rest, and the lock is released at exit.
+ * the one the first prompt goes on from, and SessionStart is told which (a resumed one with
+ * `source: "resume"` and its `transcript_path`). The loop writes each prompt it sends and every
+ * message after it; the lock is released at exit.
  */
 import { realpathSync } from "node:fs";
-import { relative } from "node:path";
-import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import { type AgentStopReason, terminalObserver } from "@harness/s03-streaming";
-import { isValidTraceId, newTraceId, TraceWriter, traceDir } from "@harness/s04-tracing";
+import { terminalObserver } from "@harness/s03-streaming";
+import { newTraceId, TraceWriter, traceDir } from "@harness/s04-tracing";
 import {
-  type CliRules,
+  askTheUser,
   defaultPermissionSettings,
-  isPermissionMode,
-  LOCAL_SETTINGS,
-  loadPermissionSettings,
-  PERMISSION_MODES,
   type PermissionMode,
-  type PermissionRequest,
   type PermissionSettings,
-  SettingsError,
-  saveAllowRules,
+  readPermissionStart,
+  S05_OPTIONS,
+  sayWhereTheTraceIs,
 } from "@harness/s05-permissions";
 import {
-  decideTrust,
-  type HookSession,
+  type AgentStopReason,
+  killRunningHooks,
   type LoadedHooks,
   loadHooks,
-  runHooks,
+  type StartedHooks,
   sessionStartInput,
-  userPromptInput,
+  startHooks,
 } from "@harness/s06-hooks";
 import {
-  type AskAnswer,
   type ChapterCli,
   type CliContext,
   type CliIo,
-  type CliOptions,
   type ExtraOption,
-  parseCliArgs,
   type RunContext,
   runChapterCli,
 } from "@harness/shared";
@@ -49,27 +41,9 @@ import { interruptedResults } from "./interrupted-results.ts";
 import { type OpenSession, openSession, type SessionChoice } from "./open-session.ts";
 import { listSessions, sessionsDir } from "./sessions-dir.ts";
 
-/** s06's options (`--trace`, the mode and the rules), and the session's. */
+/** s06's options (s05's: `--trace`, the mode and the rules), and the session's. */
 export const S07_OPTIONS: ExtraOption[] = [
-  {
-    name: "trace",
-    type: "string",
-    optionalValue: true,
-    help: "--trace[=ID]        record every iteration (read it with pnpm trace)",
-  },
-  {
-    name: "permission-mode",
-    type: "string",
-    help: `--permission-mode M what runs when no rule names it: ${PERMISSION_MODES.join(", ")}`,
-  },
-  {
-    name: "allow",
-    type: "string",
-    multiple: true,
-    help: "--allow RULE        run what RULE names without asking (repeatable)",
-  },
-  { name: "ask", type: "string", multiple: true, help: "--ask RULE          ask before what RULE names (repeatable)" },
-  { name: "deny", type: "string", multiple: true, help: "--deny RULE         never run what RULE names (repeatable)" },
+  ...S05_OPTIONS,
   {
     name: "continue",
     type: "boolean",
@@ -93,7 +67,7 @@ export const SESSIONS_OFFERED = 10;
 
 /** What the session part of the CLI needs besides the options. */
 export interface SessionsCliOptions {
-  /** True when stdin is a terminal: `--resume` alone may ask there which session. */
+  /** True when stdin is a terminal: `--resume` alone may ask there which session, and trust is asked there. */
   terminal: boolean;
   /** Tell the user one line (on stderr). */
   say: (line: string) => void;
@@ -109,83 +83,49 @@ export function sessionsCli(
   options: SessionsCliOptions,
 ): ChapterCli<AgentStopReason> & { session(): OpenSession | undefined } {
   let session: OpenSession | undefined;
-  let trace: TraceWriter | undefined;
+  let resumed = false;
   let announced = false;
-  let started: Promise<{ hooks: HookSession; runProjectHooks: boolean }> | undefined;
-  let startContext: string[] = [];
-  // once per process, before the first prompt: trust, then SessionStart
-  const start = async (context: RunContext, open: OpenSession) => {
-    const hooks = { sessionId: open.writer.sessionId, cwd: context.options.cwd };
-    if (loaded.hooks.length === 0) return { hooks, runProjectHooks: false };
-    const trust = await decideTrust(context.options.cwd, loaded, { ask: (question) => context.ask(question) });
-    if (trust.notice) context.view.note(trust.notice);
-    const opening = await runHooks(loaded.hooks, sessionStartInput(hooks), {
-      cwd: hooks.cwd,
-      runProjectHooks: trust.runProjectHooks,
-    });
-    for (const line of opening.notices) context.view.note(`hook: ${line}`);
-    startContext = opening.context;
-    return { hooks, runProjectHooks: trust.runProjectHooks };
-  };
-  const sayWhereTheTraceIs = ({ view, options }: RunContext) => {
-    if (!trace) return;
-    const here = process.env.INIT_CWD ?? process.cwd();
-    const near = relative(here, options.cwd) || ".";
-    const custom =
-      traceDir(options.cwd) === traceDir(here) ? "" : ` --cwd ${near.startsWith("..") ? options.cwd : near}`;
-    view.note(
-      `trace ${trace.traceId} → ${trace.path}\n  pnpm trace show ${trace.traceId}${custom}   ·   pnpm trace view ${trace.traceId}${custom}`,
-    );
+  let trace: TraceWriter | undefined;
+  let started: Promise<StartedHooks> | undefined;
+  // after each run: where the session is written (once its file exists), and where the trace is
+  const afterEachRun = (context: RunContext) => {
+    if (!announced && session && session.writer.lastId !== null) {
+      options.say(`session ${session.writer.sessionId} → ${session.writer.path}`);
+      announced = true;
+    }
+    sayWhereTheTraceIs(trace, context);
   };
   return {
     command: "s07",
     summary: "every conversation written down as it happens, and resumed",
     interruptible: true,
-    exitCodes: { aborted: 130 },
+    exitCodes: { aborted: 130, prompt_blocked: 4 },
     extraOptions: S07_OPTIONS,
     session: () => session,
     async loadHistory(context) {
       const choice = await chooseSession(context, options);
       session = openSession(choice, { cwd: context.options.cwd, model: context.model, env: options.env });
       for (const note of session.notes) options.say(note);
-      announced = choice.kind !== "new"; // its notes said which session it is
+      resumed = choice.kind !== "new";
+      announced = resumed; // its notes said which session it is
       return session.history;
     },
     async run(history, context) {
-      const { client, model, signal, view } = context;
+      const { client, model, options: cli, signal, view } = context;
       const open = session as OpenSession; // loadHistory ran first
-      started ??= start(context, open);
-      const { hooks, runProjectHooks } = await started;
-      const prompt = history.at(-1);
-      if (loaded.hooks.length > 0 && prompt?.role === "user" && typeof prompt.content === "string") {
-        const submitted = await runHooks(loaded.hooks, userPromptInput(hooks, prompt.content), {
-          cwd: hooks.cwd,
-          signal,
-          runProjectHooks,
-        });
-        for (const line of submitted.notices) view.note(`hook: ${line}`);
-        if (submitted.block !== undefined) {
-          history.pop(); // the prompt is not sent, nor written down
-          view.note(`hook: prompt blocked: ${submitted.block}`);
-          return blocked();
-        }
-        const extra = [...startContext, ...submitted.context];
-        startContext = [];
-        if (extra.length > 0) prompt.content = `${prompt.content}\n\n${extra.join("\n")}`;
-      }
-      // the prompt, as it is sent, goes on disk first; the loop writes every message after it
-      open.writer.append(promptOf(history));
-      if (!announced) options.say(`session ${open.writer.sessionId} → ${open.writer.path}`);
-      announced = true;
-      const id = context.options.extra.trace; // true: `--trace` alone
+      const hookSession = { sessionId: open.writer.sessionId, cwd: cli.cwd };
+      const start = sessionStartInput(hookSession, resumed ? open.writer.path : undefined);
+      started ??= startHooks(loaded, start, context, options.terminal);
+      const hooks = await started;
+      const id = cli.extra.trace; // true: `--trace` alone
       if (id !== undefined && !trace) {
-        trace = new TraceWriter(id === true ? newTraceId() : String(id), traceDir(context.options.cwd));
+        trace = new TraceWriter(id === true ? newTraceId() : String(id), traceDir(cli.cwd));
       }
       const running = agentLoop(client, history, {
         model,
-        cwd: context.options.cwd,
-        maxTurns: context.options.maxTurns,
-        bashTimeoutMs: context.options.bashTimeoutSeconds * 1000,
+        cwd: cli.cwd,
+        maxTurns: cli.maxTurns,
+        bashTimeoutMs: cli.bashTimeoutSeconds * 1000,
         signal,
         trace,
         observer: { ...terminalObserver(view), hookNotice: (line: string) => view.note(`hook: ${line}`) },
@@ -193,26 +133,27 @@ export function sessionsCli(
         permissionMode: mode,
         ask: (request) => askTheUser(request, context),
         hooks: loaded.hooks,
-        runProjectHooks,
-        session: hooks,
+        runProjectHooks: hooks.runProjectHooks,
+        session: hookSession,
+        promptContext: hooks.context,
         transcript: open.writer,
       });
-      return running.catch((error) => {
-        // a transcript that could not be written stops the run: answer what it left unanswered
-        const repair = interruptedResults(history);
-        if (repair) addMessage(history, repair);
-        sayWhereTheTraceIs(context);
-        throw error;
-      });
+      return running.then(
+        (result) => {
+          if (result.stopReason !== "prompt_blocked") hooks.context = []; // read by the model with this prompt
+          return result;
+        },
+        (error) => {
+          // a transcript that could not be written stops the run: answer what it left unanswered
+          const repair = interruptedResults(history);
+          if (repair) addMessage(history, repair);
+          afterEachRun(context);
+          throw error;
+        },
+      );
     },
-    afterRun: (_result, context) => sayWhereTheTraceIs(context),
+    afterRun: (_result, context) => afterEachRun(context),
   };
-}
-
-/** What the CLI added to the history for the prompt: a message, or a text block joined to the last one. */
-function promptOf(history: readonly MessageParam[]): MessageParam {
-  const last = history.at(-1) as MessageParam; // the CLI added the prompt
-  return typeof last.content === "string" ? last : { role: "user", content: last.content.slice(-1) };
 }
 
 /** The session the options name; `--resume` alone asks on the terminal which one. */
@@ -239,79 +180,36 @@ async function chooseSession(context: CliContext, options: SessionsCliOptions): 
   throw new Error("no session was picked");
 }
 
-/** The result of a prompt a UserPromptSubmit hook blocked: nothing was sent. */
-function blocked() {
-  return {
-    stopReason: "final_answer" as const,
-    turns: 0,
-    toolCalls: 0,
-    finalText: "",
-    providerStopReason: null,
-    usage: { inputTokens: 0, outputTokens: 0 },
-  };
-}
-
-/** Put a request to the user; "always" also writes its rules to the local settings, and says so. */
-async function askTheUser(request: PermissionRequest, context: RunContext): Promise<AskAnswer> {
-  const answer = await context.ask(request.question, request.choices);
-  if (answer === "always") {
-    const rules = request.rules.join(", ");
-    const saved = saveAllowRules(context.options.cwd, request.rules);
-    context.view.note(
-      saved instanceof SettingsError
-        ? `allowed for this session: ${rules} (not saved: ${saved.message})`
-        : `allowed from now on: ${rules} (in ${LOCAL_SETTINGS})`,
-    );
-  }
-  return answer;
-}
-
 /**
- * Run the CLI on `argv`. The rules, the mode and the session options are checked first: a bad one
- * is one line on stderr and exit status 1, before any model call. The session's lock is released
- * when the CLI returns, or as the process exits on Ctrl-C.
+ * Run the CLI on `argv`. The rules, the mode and the session options are checked first, as s06
+ * checks its own: a bad one is one line on stderr and exit status 1, before any model call. The
+ * session's lock is released when the CLI returns, or as the process exits on Ctrl-C.
  */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   const fail = (message: string) => {
     io.stderr.write(`s07: error: ${message}\n`);
     return 1;
   };
-  const badId = argv.find((arg) => arg.startsWith("--trace=") && !isValidTraceId(arg.slice("--trace=".length)));
-  if (badId) return fail(`invalid trace id "${badId.slice(8)}": use letters, digits, . _ -`);
-  let options: CliOptions | undefined;
-  try {
-    options = parseCliArgs(argv, { cwd: io.env.INIT_CWD ?? process.cwd() }, S07_OPTIONS);
-  } catch {
-    options = undefined;
-  }
-  const say = (line: string) => io.stderr.write(`s07: ${line}\n`);
-  const terminal = io.stdin.isTTY === true;
-  const env = io.env;
+  const options = {
+    terminal: io.stdin.isTTY === true,
+    say: (line: string) => io.stderr.write(`s07: ${line}\n`),
+    env: io.env,
+  };
+  const start = readPermissionStart(argv, io, S07_OPTIONS);
+  if (start.kind === "error") return fail(start.message);
   // bad usage or --help: the shared CLI says what is wrong, or prints the help
-  if (!options || options.help) {
-    const empty = { hooks: [], problems: [], projectDefinitions: [] };
-    return runChapterCli(sessionsCli(defaultPermissionSettings(), "default", empty, { terminal, say, env }), argv, io);
+  if (start.kind === "usage") {
+    const none: LoadedHooks = { hooks: [], problems: [], projectDefinitions: [] };
+    return runChapterCli(sessionsCli(defaultPermissionSettings(), "default", none, options), argv, io);
   }
-
-  const { extra } = options;
+  const { extra, cwd } = start.options;
   if (extra.continue === true && extra.resume !== undefined) return fail("--continue and --resume: give one of them");
   if (extra.fork === true && extra.continue !== true && extra.resume === undefined) {
     return fail("--fork goes with --continue or --resume: it copies the session they open");
   }
-  const rules = (name: keyof CliRules) => extra[name] as string[] | undefined;
-  const settings = loadPermissionSettings(options.cwd, {
-    allow: rules("allow"),
-    ask: rules("ask"),
-    deny: rules("deny"),
-  });
-  if (settings instanceof SettingsError) return fail(settings.message);
-  const mode = extra["permission-mode"] ?? settings.defaultMode;
-  if (!isPermissionMode(mode)) {
-    return fail(`--permission-mode: "${mode}" is not a mode; use one of ${PERMISSION_MODES.join(", ")}`);
-  }
-  const loaded = loadHooks(options.cwd);
+  const loaded = loadHooks(cwd);
   for (const problem of loaded.problems) io.stderr.write(`s07: hooks: ${problem}\n`);
-  const cli = sessionsCli(settings, mode, loaded, { terminal, say, env });
+  const cli = sessionsCli(start.settings, start.mode, loaded, options);
   const close = () => cli.session()?.close();
   process.on("exit", close); // Ctrl-C ends the process from inside the CLI: the lock goes too
   try {
@@ -335,4 +233,7 @@ function isProgram(): boolean {
   }
 }
 
-if (isProgram()) process.exit(await main(process.argv.slice(2)));
+if (isProgram()) {
+  process.on("exit", killRunningHooks); // a second Ctrl-C exits at once: no hook is left running
+  process.exit(await main(process.argv.slice(2)));
+}

@@ -15,8 +15,17 @@ export const exercises = [
     expect: "fail",
   },
   {
-    // no repair on load: a session killed while a tool ran ends with a call no result answers
+    // the prompt left to no one: every message after it is on disk, the prompt is not
     id: 2,
+    file: "src/agent-loop.ts",
+    find: "if (submitted.prompt) options.transcript?.append(submitted.prompt); // in the history already: written as sent",
+    replace: "",
+    test: "writes the prompt as sent",
+    expect: "fail",
+  },
+  {
+    // no repair on load: a session killed while a tool ran ends with a call no result answers
+    id: 3,
     file: "src/open-session.ts",
     find: "const repair = interruptedResults(history);",
     replace: "const repair = undefined;",
@@ -25,7 +34,7 @@ export const exercises = [
   },
   {
     // every lock taken over, a running holder's too: two processes write one transcript
-    id: 3,
+    id: 4,
     file: "src/lock-session.ts",
     find: 'if (isRunning(holder)) return { kind: "in_use", pid: holder }; // this process too: one writer per file',
     replace: "",

@@ -1,7 +1,7 @@
 /**
  * The shared fault matrix against s07's loop, a transcript kept: a session meets every fault as
  * s06 does, and whatever happened, the transcript holds the history the loop had (written before
- * it was kept), one the API accepts once the repair on load is added.
+ * it was kept, its prompts as sent), one the API accepts once the repair on load is added.
  */
 import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
@@ -22,12 +22,7 @@ describe("agentLoop under the fault matrix, a transcript kept", () => {
       const writer = new TranscriptWriter(join(tempDir(), `${h.id}.jsonl`), h, { model: "test-model", secrets: [] });
       let history: MessageParam[] = [];
       const loop: FaultMatrixLoop = (client, messages, cwd) => {
-        // the prompt, as main.ts writes it: the first, then the runner's next one, joined or not
-        const prompt = messages.at(-1) as MessageParam;
-        writer.append(
-          typeof prompt.content === "string" ? prompt : { role: "user", content: prompt.content.slice(-1) },
-        );
-        history = messages;
+        history = messages; // the loop writes the prompt: the first, then the runner's next one, joined or not
         return agentLoop(client, messages, {
           model: "test-model",
           cwd,

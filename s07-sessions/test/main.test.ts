@@ -8,33 +8,30 @@ import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import { demoBrain, historyProblems, projectSlug, ScriptedModel, startScriptedServer } from "@harness/shared";
-import { describe, expect, it } from "vitest";
+import { cliRunner, fakeTerminal, until } from "@harness/testkit";
+import { afterEach, describe, expect, it } from "vitest";
 import { INTERRUPTED } from "../src/interrupted-results.ts";
 import { main } from "../src/main.ts";
 import { historyOf, readTranscript } from "../src/read-transcript.ts";
 import { sessionsDir } from "../src/sessions-dir.ts";
-import {
-  afterThis,
-  cleanEnv,
-  fakeTerminal,
-  onlyTranscript,
-  project,
-  runCli,
-  startCli,
-  toolProcess,
-  transcripts,
-  until,
-} from "./run-cli.ts";
+import { onlyTranscript, toolProcess, transcripts } from "./run-cli.ts";
+
+const { cleanEnv, project, runCli, startCli } = cliRunner("s07-sessions");
 
 const BRANCH = ["--allow", "Bash(git branch:*)", "What is the current git branch?"];
 const RECALL = "What did you just tell me?";
 const SLEEP = ["--allow", "Bash(sleep:*)", "Run `sleep 30`"];
 
+const servers: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close();
+});
+
 /** The scripted model with the demo brain, served on 127.0.0.1; the CLI's environment pointed at it. */
 async function servedModel(key = "test-key") {
   const model = new ScriptedModel({ brain: demoBrain });
   const server = await startScriptedServer(model);
-  afterThis(() => server.close());
+  servers.push(server);
   return { model, env: cleanEnv({ ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: server.url }) };
 }
 
@@ -274,6 +271,69 @@ describe("pnpm s07", () => {
     expect(term.err()).toContain(`s07:   2. ${older.header.id}  `);
     expect(term.out()).toContain("Before this prompt, I told you:\n\nThe current branch is main.");
   }, 60_000);
+
+  describe("with hooks", () => {
+    /** Settings with one `command` hook on `event`. */
+    const hooked = (event: string, command: string) =>
+      JSON.stringify({ hooks: { [event]: [{ hooks: [{ type: "command", command }] }] } });
+
+    it("tells SessionStart whether the session is new or resumed, and where a resumed one's transcript is", async () => {
+      const record = "cat >> starts.jsonl; echo >> starts.jsonl";
+      const cwd = project({ ".harness/settings.local.json": hooked("SessionStart", record) }, { git: true });
+      const env = cleanEnv();
+      await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
+      const path = onlyTranscript(cwd, env);
+      expect((await runCli(["--offline", "--cwd", cwd, "--continue", RECALL], env)).code).toBe(0);
+      const starts = readFileSync(join(cwd, "starts.jsonl"), "utf8")
+        .split("\n")
+        .filter((line) => line.trim() !== "")
+        .map((line) => JSON.parse(line));
+      const id = readTranscript(path).header.id;
+      expect(starts.map((input) => [input.source, input.transcript_path, input.session_id])).toEqual([
+        ["startup", undefined, id],
+        ["resume", path, id],
+      ]);
+    }, 60_000);
+
+    it("never writes a prompt a UserPromptSubmit hook blocks, and the session goes on from before it", async () => {
+      const guard = "grep -q password && { echo 'the prompt holds a password' >&2; exit 2; }; exit 0";
+      const cwd = project({ ".harness/settings.local.json": hooked("UserPromptSubmit", guard) }, { git: true });
+      const env = cleanEnv();
+      const secret = "my password is hunter2";
+      const alone = await runCli(["--offline", "--cwd", cwd, secret], env);
+      expect(alone.code).toBe(4);
+      expect(transcripts(cwd, env)).toEqual([]); // a new session whose only prompt was blocked leaves no file
+      expect(alone.stderr).not.toContain("s07: session ");
+      await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
+      const path = onlyTranscript(cwd, env);
+      const before = readFileSync(path);
+      const blocked = await runCli(["--offline", "--cwd", cwd, "--continue", secret], env);
+      expect(blocked.code).toBe(4);
+      expect(blocked.stdout).toContain("hook: prompt blocked: the prompt holds a password\n");
+      expect(readFileSync(path).equals(before)).toBe(true);
+      const resumed = await runCli(["--offline", "--cwd", cwd, "--continue", RECALL], env);
+      expect(resumed.code).toBe(0);
+      expect(resumed.stdout).toContain("Before this prompt, I told you:\n\nThe current branch is main.");
+      expect(shape(path)).toEqual(["user", "assistant", "results", "assistant", "user", "assistant"]);
+      expect(readFileSync(path, "utf8")).not.toContain("hunter2");
+    }, 60_000);
+
+    it("writes the message a Stop hook sends the loop on with, and resumes after it", async () => {
+      const once = "test -e stopped-once || { touch stopped-once; echo 'Say it once more.' >&2; exit 2; }";
+      const cwd = project({ ".harness/settings.local.json": hooked("Stop", once) }, { git: true });
+      const env = cleanEnv();
+      const first = await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
+      expect(first.code).toBe(0);
+      expect(first.stdout).toContain("hook: a Stop hook sent the loop on: Say it once more.\n");
+      const path = onlyTranscript(cwd, env);
+      expect(shape(path)).toEqual(["user", "assistant", "results", "assistant", "user", "assistant"]);
+      expect(readTranscript(path).records[4].message).toEqual({ role: "user", content: "Say it once more." });
+      const resumed = await runCli(["--offline", "--cwd", cwd, "--continue", RECALL], env);
+      expect(resumed.code).toBe(0);
+      expect(historyProblems(historyOf(readTranscript(path).records))).toEqual([]);
+      expect(shape(path)).toHaveLength(8);
+    }, 60_000);
+  });
 
   describe("errors: one line, exit 1, and the transcript left as it is", () => {
     it("refuses a transcript written by a newer version", async () => {

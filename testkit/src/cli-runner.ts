@@ -18,16 +18,30 @@ export interface CliRun {
   stderr: string;
 }
 
+/** A CLI process that is running (`startCli`); it and its process group are killed after the test. */
+export interface RunningCli {
+  child: ChildProcess;
+  /** What it printed so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit status (`null` when a signal ended it). */
+  exited: Promise<number | null>;
+}
+
 /** The helpers of one chapter's CLI tests. */
 export interface CliRunner {
   /** The chapter's `src/main.ts`. */
   main: string;
-  /** A fresh directory holding `files` (path → text), a git repository when `git` is set. */
+  /** A fresh directory holding `files` (path → text), a git repository on branch main when `git` is set. */
   project(files?: Record<string, string>, options?: { git?: boolean }): string;
   /** The environment without the shell's credentials, settings and colours; a home of its own. */
   cleanEnv(extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
   /** Run the CLI to the end in a child process, its input closed (no terminal to ask on) or given. */
   runCli(args: string[], env?: NodeJS.ProcessEnv, input?: string): Promise<CliRun>;
+  /** Start the CLI in a child process with no terminal, its input left open (`child.stdin`), to stop it midway. */
+  startCli(args: string[], env: NodeJS.ProcessEnv): RunningCli;
+  /** Start any program as `startCli` starts the CLI, from the repository root (a sample's `pnpm` script, say). */
+  startProgram(program: string, args: string[], env: NodeJS.ProcessEnv): RunningCli;
   /**
    * Run the CLI to the end on a pseudo-terminal (util-linux `script`), `input` typed ahead: the CLI
    * sees a terminal and asks its questions there. stdout holds all the terminal showed, the
@@ -59,7 +73,7 @@ export function cliRunner(folder: string): CliRunner {
       mkdirSync(dirname(join(dir, path)), { recursive: true });
       writeFileSync(join(dir, path), text);
     }
-    if (git) execFileSync("git", ["init", "-q", dir]);
+    if (git) execFileSync("git", ["init", "-q", "-b", "main", dir]);
     return dir;
   };
   const cleanEnv: CliRunner["cleanEnv"] = (extra = {}) => {
@@ -71,13 +85,15 @@ export function cliRunner(folder: string): CliRunner {
     }
     return { ...env, NO_COLOR: "1", HARNESS_HOME: temporary("home"), ...extra };
   };
+  const startCli: CliRunner["startCli"] = (args, env) =>
+    startProgram(process.execPath, ["--import", "tsx", main, ...args], env);
   const runCli: CliRunner["runCli"] = (args, env = cleanEnv(), input) =>
     run(process.execPath, ["--import", "tsx", main, ...args], env, input);
   const runAtTerminal: CliRunner["runAtTerminal"] = (args, env, input) => {
     const command = [process.execPath, "--import", "tsx", main, ...args].map(shellQuote).join(" ");
     return run("script", ["-qec", command, "/dev/null"], env, input);
   };
-  const run = async (program: string, args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<CliRun> => {
+  const startProgram: CliRunner["startProgram"] = (program, args, env) => {
     const child: ChildProcess = spawn(program, args, {
       cwd: REPO_ROOT,
       env,
@@ -97,11 +113,16 @@ export function cliRunner(folder: string): CliRunner {
     child.stderr?.on("data", (chunk) => {
       stderr += chunk;
     });
-    child.stdin?.end(input);
-    const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
-    return { code, stdout, stderr };
+    const exited = new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
+    return { child, stdout: () => stdout, stderr: () => stderr, exited };
   };
-  return { main, project, cleanEnv, runCli, runAtTerminal };
+  const run = async (program: string, args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<CliRun> => {
+    const cli = startProgram(program, args, env);
+    cli.child.stdin?.end(input);
+    const code = await cli.exited;
+    return { code, stdout: cli.stdout(), stderr: cli.stderr() };
+  };
+  return { main, project, cleanEnv, runCli, startCli, startProgram, runAtTerminal };
 }
 
 /** A word for `sh -c`, quoted when it needs to be. */

@@ -1,16 +1,16 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cliRunner, runSample, sampleDirs, sampleRuns } from "../src/cli-runner.ts";
+import { cliRunner, runSample, sampleDirs, sampleRuns, until } from "../src/cli-runner.ts";
 
-const { cleanEnv, project, runCli } = cliRunner("s01-agent-loop");
+const { cleanEnv, project, runCli, startCli } = cliRunner("s01-agent-loop");
 let made = "";
 
 describe("cliRunner", () => {
   it("makes a project of the given files, and removes it after the test", () => {
     made = project({ "a/b.txt": "hi" }, { git: true });
     expect(readFileSync(join(made, "a", "b.txt"), "utf8")).toBe("hi");
-    expect(existsSync(join(made, ".git"))).toBe(true);
+    expect(readFileSync(join(made, ".git", "HEAD"), "utf8")).toBe("ref: refs/heads/main\n");
   });
 
   it("has removed the last test's project, and keeps the shell's key out of the environment", () => {
@@ -30,6 +30,13 @@ describe("cliRunner", () => {
     const { code, stdout } = await runCli(["--help"]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^s01: /);
+  });
+
+  it("starts the CLI and leaves its input open, for a test to type into or stop it", { timeout: 60_000 }, async () => {
+    const cli = startCli(["--offline"], cleanEnv());
+    await until("the REPL's prompt", () => cli.stdout().includes("s01 >> "));
+    cli.child.stdin?.write("q\n");
+    expect(await cli.exited).toBe(0);
   });
 });
 
