@@ -1,9 +1,10 @@
 /**
- * s08: the same loop as s06, with its history kept inside the model's context window. Before each
+ * s08: the same loop as s07, with its history kept inside the model's context window. Before each
  * model call the keeper (context-keeper.ts) clears old tool results above a first threshold and
  * summarises the older history above a second; each response measures the context; a request the
  * API refuses as too long is compacted once and sent again. When nothing makes it fit, the loop
- * stops with `context_overflow`. `/compact` (main.ts) summarises by hand.
+ * stops with `context_overflow`. A compaction is written to the transcript as a boundary, so a
+ * resume loads the summary and the tail. `/compact` (main.ts) summarises by hand.
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Message, MessageParam } from "@anthropic-ai/sdk/resources/messages";
@@ -26,11 +27,11 @@ import {
   stopInput,
   submitPrompt,
 } from "@harness/s06-hooks";
+import { type Answered, addMessage, type TranscriptWriter } from "@harness/s07-sessions";
 import {
   type AgentLoopResult,
   AgentTurn,
   addUsage,
-  appendAssistantTurn,
   DEFAULT_MAX_TOKENS,
   DEFAULT_MAX_TURNS,
   stopReasonFor,
@@ -40,6 +41,7 @@ import {
 } from "@harness/shared";
 import type { AgentStopReason } from "./agent-stop-reason.ts";
 import { type CompactionMode, type ContextEvent, ContextKeeper } from "./context-keeper.ts";
+import { writeBoundary } from "./transcript-boundary.ts";
 
 /** How one run of the loop is set up. */
 export interface AgentLoopOptions {
@@ -79,6 +81,8 @@ export interface AgentLoopOptions {
   session?: HookSession;
   /** Text for the model to read with the prompt once UserPromptSubmit lets it through (SessionStart's). */
   promptContext?: readonly string[];
+  /** Where each message is written as it joins the history (`openSession`); without it, nowhere. */
+  transcript?: TranscriptWriter;
   /** Who keeps the history inside the window: `client` (default), `server` or `off`. */
   compaction?: CompactionMode;
   /** The context window in tokens, overriding the model's (`--context-window`). */
@@ -104,8 +108,9 @@ export interface LoopObserver extends StreamObserver {
 /**
  * Run the loop on `messages` (which end with the user's prompt), its history kept inside the window.
  * Contract: a compaction replaces the history in place with a summary and a tail cut at a turn
- * boundary, a history the API accepts; a call runs only when allowed, every tool_use gets its
- * tool_result, and each iteration is recorded, as in s06.
+ * boundary, a history the API accepts, and writes it to the transcript as a boundary; a call runs
+ * only when allowed, every tool_use gets its tool_result, each message is kept as in s07, and each
+ * iteration is recorded.
  */
 export async function agentLoop(
   client: Anthropic,
@@ -138,6 +143,11 @@ export async function agentLoop(
     ask: options.ask,
     notice,
   });
+  // every message: on disk first, then in the history
+  const keep = (message: MessageParam, answered?: Answered) => {
+    options.transcript?.append(message, answered);
+    addMessage(messages, message);
+  };
   let stopHookActive = false; // a Stop hook sent the loop on: it may not do so again
   // measures the context; clears, then summarises, the history (context-keeper.ts)
   const keeper = new ContextKeeper({
@@ -148,7 +158,11 @@ export async function agentLoop(
     signal,
     mode: options.compaction,
     contextWindow: options.contextWindow,
-    onEvent: (event) => observer.context?.(event),
+    onEvent: (event) => {
+      // the history was summarised in place: the transcript gets it as a boundary a resume starts from
+      if (event.kind === "compacted" && options.transcript) writeBoundary(options.transcript, messages);
+      observer.context?.(event);
+    },
   });
   let usage = { inputTokens: 0, outputTokens: 0 };
   let toolCalls = 0;
@@ -168,6 +182,7 @@ export async function agentLoop(
   const submitted = await submitPrompt(messages, hooks, { ...hookOptions, session, context: options.promptContext });
   submitted.notices.forEach(notice);
   if (submitted.kind === "blocked") return result("prompt_blocked", 0);
+  if (submitted.prompt) options.transcript?.append(submitted.prompt); // in the history already: written as sent
 
   for (let turns = 1; ; turns++) {
     // inside the window before each call: old results cleared, then the history summarised
@@ -202,7 +217,7 @@ export async function agentLoop(
     const turn = AgentTurn.fromResponse(response);
     last = turn;
     usage = addUsage(usage, turn.usage);
-    appendAssistantTurn(messages, turn);
+    keep({ role: "assistant", content: [...turn.historyContent] }, { model: response.model, usage: turn.usage });
     keeper.measure(response, messages);
     observer.turn?.(turn);
 
@@ -210,7 +225,7 @@ export async function agentLoop(
     if (stop) {
       // a cut or refused turn runs no tool, but each tool_use still needs its tool_result
       if (turn.toolCalls.length > 0) {
-        messages.push({ role: "user", content: turn.toolCalls.map((call) => toResultBlock(call, notRun(turn))) });
+        keep({ role: "user", content: turn.toolCalls.map((call) => toResultBlock(call, notRun(turn))) });
       }
       if (stop === "final_answer" && hooks.length > 0) {
         const verdict = await runHooks(hooks, stopInput(session, stopHookActive), hookOptions);
@@ -220,7 +235,7 @@ export async function agentLoop(
         if (next.kind === "continue" && !signal.aborted) {
           if (turns >= maxTurns) return result("max_turns", turns); // no room for the one more call
           stopHookActive = true;
-          messages.push({ role: "user", content: next.message });
+          keep({ role: "user", content: next.message });
           continue;
         }
       }
@@ -241,7 +256,7 @@ export async function agentLoop(
       const outputs = await runToolCalls(tools, turn.toolCalls, context, timed, checked);
       toolCalls += outputs.length;
       // every call answered, in tool_use order, all in ONE user message, even when interrupted
-      messages.push({ role: "user", content: turn.toolCalls.map((call, i) => toResultBlock(call, outputs[i])) });
+      keep({ role: "user", content: turn.toolCalls.map((call, i) => toResultBlock(call, outputs[i])) });
     }
     if (signal.aborted) return result("aborted", turns);
     // no tool calls and no stop: pause_turn, so the history goes back as it is
