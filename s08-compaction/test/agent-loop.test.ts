@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BadRequestError } from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import { historyOf, openSession, readTranscript } from "@harness/s07-sessions";
 import {
   appendUserText,
   COMPACT_BETA,
@@ -27,9 +28,11 @@ import {
 import { afterAll, describe, expect, it } from "vitest";
 import { type AgentLoopOptions, agentLoop } from "../src/agent-loop.ts";
 import { CLEARED_RESULT } from "../src/clear-old-results.ts";
+import { SUMMARY_OPENING } from "../src/compact-history.ts";
 import type { ContextEvent } from "../src/context-keeper.ts";
 import { SUMMARY_PROMPT } from "../src/request-summary.ts";
 import { SERVER_BETAS } from "../src/server-context-management.ts";
+import { historySinceBoundary } from "../src/transcript-boundary.ts";
 
 const cwd = mkdtempSync(join(tmpdir(), "s08-loop-"));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
@@ -173,6 +176,31 @@ describe("agentLoop keeps a long session inside the window", () => {
     }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BadRequestError);
     expect((error as Error).message).toMatch(/prompt is too long: \d+ tokens > 500 maximum/);
+  });
+
+  it("writes each compaction to the transcript as a boundary: read back, it is the history the loop went on with", async () => {
+    const home = mkdtempSync(join(tmpdir(), "s08-home-"));
+    const open = openSession({ kind: "new" }, { cwd, model: "claude-test", env: { HARNESS_HOME: home } });
+    try {
+      const model = new ScriptedModel({ brain: demoBrain, contextWindow: 4000 });
+      const prompts = ["Note: the release codename is BLUE-HERON.", ...reads(1, 8)];
+      const { messages, events } = await session(model, prompts, { contextWindow: 4000, transcript: open.writer });
+      const compactions = events.filter((e) => e.kind === "compacted").length;
+      expect(compactions).toBeGreaterThanOrEqual(1);
+      const { records } = readTranscript(open.writer.path);
+      expect(records.filter((r) => "compaction" in r)).toHaveLength(compactions);
+      const loaded = historySinceBoundary(records);
+      expect(historyProblems(loaded)).toEqual([]);
+      // the summary and all after it, message for message (old results cleared since then are whole on disk)
+      expect(loaded).toHaveLength(messages.length);
+      expect(loaded[0]).toEqual(messages[0]);
+      expect(loaded.at(-1)).toEqual(messages.at(-1));
+      expect(JSON.stringify(loaded[0])).toContain(SUMMARY_OPENING);
+      expect(historyOf(records).length).toBeGreaterThan(loaded.length);
+    } finally {
+      open.close();
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it("asks the summary with the summary prompt and no tool choice", async () => {
