@@ -157,7 +157,7 @@ export function sessionsCli(
 }
 
 /** The session the options name; `--resume` alone asks on the terminal which one. */
-async function chooseSession(context: CliContext, options: SessionsCliOptions): Promise<SessionChoice> {
+export async function chooseSession(context: CliContext, options: SessionsCliOptions): Promise<SessionChoice> {
   const { extra, cwd } = context.options;
   const fork = extra.fork === true;
   if (extra.continue === true) return { kind: "continue", fork };

@@ -1,8 +1,10 @@
 /**
- * s08's command line: s06's, plus the context window. `--context-window N` sets the window (and,
+ * s08's command line: s07's, plus the context window. `--context-window N` sets the window (and,
  * offline, the scripted model's: it refuses a longer request as the API does); `--compaction`
  * chooses who keeps the history inside it. After each answer a line says how full the context is;
- * `/compact [instructions]` in the REPL summarises the conversation by hand.
+ * `/compact [instructions]` in the REPL summarises the conversation by hand. Every compaction is
+ * written to the session's transcript as a boundary, and a resumed session (`--continue`,
+ * `--resume`, `--fork`) loads the history from its last boundary on: the summary and the tail.
  */
 import { realpathSync } from "node:fs";
 import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
@@ -14,18 +16,26 @@ import {
   type PermissionMode,
   type PermissionSettings,
   readPermissionStart,
-  S05_OPTIONS,
   sayWhereTheTraceIs,
 } from "@harness/s05-permissions";
 import {
-  decideTrust,
-  type HookSession,
   killRunningHooks,
   type LoadedHooks,
   loadHooks,
-  runHooks,
+  type StartedHooks,
   sessionStartInput,
+  startHooks,
 } from "@harness/s06-hooks";
+import {
+  addMessage,
+  chooseSession,
+  interruptedResults,
+  type OpenSession,
+  openSession,
+  readTranscript,
+  S07_OPTIONS,
+  type SessionsCliOptions,
+} from "@harness/s07-sessions";
 import {
   type ChapterCli,
   type CliIo,
@@ -48,10 +58,11 @@ import {
   SUMMARY_MAX_TOKENS,
 } from "./context-keeper.ts";
 import { type ContextSize, estimateTokens } from "./measure-context.ts";
+import { historySinceBoundary, writeBoundary } from "./transcript-boundary.ts";
 
-/** s05's options (`--trace`, the mode and the rules), then the window and who keeps the history in it. */
+/** s07's options (s05's, then the session's), then the window and who keeps the history in it. */
 export const S08_OPTIONS: ExtraOption[] = [
-  ...S05_OPTIONS,
+  ...S07_OPTIONS,
   {
     name: "context-window",
     type: "string",
@@ -67,7 +78,7 @@ export const S08_OPTIONS: ExtraOption[] = [
 /** The exit status of `context_overflow`: the history could not be made to fit. */
 export const CONTEXT_OVERFLOW_EXIT = 5;
 
-/** What s08 adds to s06's command line, read from its options. */
+/** What s08 adds to s07's command line, read from its options. */
 export interface ContextSettings {
   /** `--context-window`, when given. */
   contextWindow?: number;
@@ -75,34 +86,29 @@ export interface ContextSettings {
 }
 
 /**
- * The chapter's CLI, with the rules read, the mode chosen, the hooks loaded and the window set.
- * `terminal`: whether the user can be asked to trust the project's hooks.
+ * The chapter's CLI: s07's (its runs kept in a session, the hooks loaded, the rules read and the
+ * mode chosen), its history kept inside the window `window` sets.
  */
 export function compactionCli(
   settings: PermissionSettings,
   mode: PermissionMode,
   loaded: LoadedHooks,
-  terminal: boolean,
+  options: SessionsCliOptions,
   window: ContextSettings,
-): ChapterCli<AgentStopReason> {
+): ChapterCli<AgentStopReason> & { session(): OpenSession | undefined } {
+  let session: OpenSession | undefined;
+  let resumed = false;
+  let announced = false;
   let trace: TraceWriter | undefined;
   let size: ContextSize | undefined;
-  let started: Promise<{ session: HookSession; runProjectHooks: boolean }> | undefined;
-  let startContext: string[] = []; // what SessionStart hooks printed, for the model with the next prompt sent
-  // once per session, before the first prompt: trust, then SessionStart
-  const start = async (context: RunContext) => {
-    const session = { sessionId: crypto.randomUUID(), cwd: context.options.cwd };
-    if (loaded.hooks.length === 0) return { session, runProjectHooks: false };
-    const ask = (question: string) => context.ask(question, ["yes", "no", "always"]);
-    const trust = await decideTrust(context.options.cwd, loaded, { ask: terminal ? ask : undefined });
-    if (trust.notice) context.view.note(trust.notice);
-    const opening = await runHooks(loaded.hooks, sessionStartInput(session), {
-      cwd: session.cwd,
-      runProjectHooks: trust.runProjectHooks,
-    });
-    for (const line of opening.notices) context.view.note(`hook: ${line}`);
-    startContext = opening.context;
-    return { session, runProjectHooks: trust.runProjectHooks };
+  let started: Promise<StartedHooks> | undefined;
+  // after each run: where the session is written (once its file exists), and where the trace is
+  const afterEachRun = (context: RunContext) => {
+    if (!announced && session && session.writer.lastId !== null) {
+      options.say(`session ${session.writer.sessionId} → ${session.writer.path}`);
+      announced = true;
+    }
+    sayWhereTheTraceIs(trace, context);
   };
   return {
     command: "s08",
@@ -110,21 +116,39 @@ export function compactionCli(
     interruptible: true,
     exitCodes: { aborted: 130, prompt_blocked: 4, context_overflow: CONTEXT_OVERFLOW_EXIT },
     extraOptions: S08_OPTIONS,
-    commands: [compactCommand(window)],
+    commands: [compactCommand(window, () => session)],
     clientOptions: () => ({ contextWindow: window.contextWindow }),
+    session: () => session,
+    async loadHistory(context) {
+      const choice = await chooseSession(context, options);
+      session = openSession(choice, { cwd: context.options.cwd, model: context.model, env: options.env });
+      for (const note of session.notes) options.say(note);
+      resumed = choice.kind !== "new";
+      announced = resumed; // its notes said which session it is
+      if (session.writer.lastId === null) return session.history; // nothing written yet
+      // from the last compaction on: the summary and the tail, not the whole past
+      const history = historySinceBoundary(readTranscript(session.writer.path).records);
+      if (history.length < session.history.length) {
+        options.say(`loaded from the last compaction: ${history.length} of ${session.history.length} messages`);
+      }
+      return history;
+    },
     async run(history, context) {
-      const { client, model, options, signal, view } = context;
-      started ??= start(context);
-      const { session, runProjectHooks } = await started;
-      const id = options.extra.trace; // true: `--trace` alone
+      const { client, model, options: cli, signal, view } = context;
+      const open = session as OpenSession; // loadHistory ran first
+      const hookSession = { sessionId: open.writer.sessionId, cwd: cli.cwd };
+      const start = sessionStartInput(hookSession, resumed ? open.writer.path : undefined);
+      started ??= startHooks(loaded, start, context, options.terminal);
+      const hooks = await started;
+      const id = cli.extra.trace; // true: `--trace` alone
       if (id !== undefined && !trace) {
-        trace = new TraceWriter(id === true ? newTraceId() : String(id), traceDir(options.cwd));
+        trace = new TraceWriter(id === true ? newTraceId() : String(id), traceDir(cli.cwd));
       }
       const running = agentLoop(client, history, {
         model,
-        cwd: options.cwd,
-        maxTurns: options.maxTurns,
-        bashTimeoutMs: options.bashTimeoutSeconds * 1000,
+        cwd: cli.cwd,
+        maxTurns: cli.maxTurns,
+        bashTimeoutMs: cli.bashTimeoutSeconds * 1000,
         signal,
         trace,
         observer: {
@@ -139,32 +163,39 @@ export function compactionCli(
         permissionMode: mode,
         ask: (request) => askTheUser(request, context),
         hooks: loaded.hooks,
-        runProjectHooks,
-        session,
-        promptContext: startContext,
+        runProjectHooks: hooks.runProjectHooks,
+        session: hookSession,
+        promptContext: hooks.context,
+        transcript: open.writer,
         compaction: window.compaction,
         contextWindow: window.contextWindow,
       });
       return running.then(
         (result) => {
-          if (result.stopReason !== "prompt_blocked") startContext = []; // read by the model with this prompt
+          if (result.stopReason !== "prompt_blocked") hooks.context = []; // read by the model with this prompt
           return result;
         },
         (error) => {
-          sayWhereTheTraceIs(trace, context);
+          // a transcript that could not be written stops the run: answer what it left unanswered
+          const repair = interruptedResults(history);
+          if (repair) addMessage(history, repair);
+          afterEachRun(context);
           throw error;
         },
       );
     },
     afterRun: (_result, context) => {
       if (size) context.view.note(describeSize(size));
-      sayWhereTheTraceIs(trace, context);
+      afterEachRun(context);
     },
   };
 }
 
-/** `/compact [instructions]`: summarise the whole conversation now, whatever its size (the latest request kept word for word). */
-function compactCommand(window: ContextSettings): ReplCommand {
+/**
+ * `/compact [instructions]`: summarise the whole conversation now, whatever its size (the latest
+ * request kept word for word), and write it to the session's transcript as a boundary.
+ */
+function compactCommand(window: ContextSettings, session: () => OpenSession | undefined): ReplCommand {
   return {
     name: "compact",
     help: "/compact [instructions]  summarise the conversation now; instructions say what to keep",
@@ -179,6 +210,8 @@ function compactCommand(window: ContextSettings): ReplCommand {
         signal,
       });
       if (outcome.kind === "compacted") {
+        const writer = session()?.writer;
+        if (writer) writeBoundary(writer, history);
         const { summarised, kept } = outcome;
         showContextEvent(view, {
           kind: "compacted",
@@ -245,29 +278,47 @@ export function contextSettings(extra: CliOptions["extra"]): ContextSettings | s
 }
 
 /**
- * Run the CLI on `argv`. The rules, the mode, the window and the compaction mode are read first: a
- * bad one is one line on stderr and exit status 1, before any model call. The hooks are loaded then
- * too; what cannot be loaded is printed one line each, and the rest run.
+ * Run the CLI on `argv`. The rules, the mode, the session options, the window and the compaction
+ * mode are checked first, as s07 checks its own: a bad one is one line on stderr and exit status 1,
+ * before any model call. The session's lock is released when the CLI returns, or as the process
+ * exits on Ctrl-C.
  */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   const fail = (message: string) => {
     io.stderr.write(`s08: error: ${message}\n`);
     return 1;
   };
+  const options = {
+    terminal: io.stdin.isTTY === true,
+    say: (line: string) => io.stderr.write(`s08: ${line}\n`),
+    env: io.env,
+  };
   const start = readPermissionStart(argv, io, S08_OPTIONS);
   if (start.kind === "error") return fail(start.message);
   // bad usage or --help: the shared CLI says what is wrong, or prints the help
   if (start.kind === "usage") {
     const none: LoadedHooks = { hooks: [], problems: [], projectDefinitions: [] };
-    const cli = compactionCli(defaultPermissionSettings(), "default", none, false, { compaction: "client" });
+    const cli = compactionCli(defaultPermissionSettings(), "default", none, options, { compaction: "client" });
     return runChapterCli(cli, argv, io);
   }
-  const window = contextSettings(start.options.extra);
+  const { extra, cwd } = start.options;
+  if (extra.continue === true && extra.resume !== undefined) return fail("--continue and --resume: give one of them");
+  if (extra.fork === true && extra.continue !== true && extra.resume === undefined) {
+    return fail("--fork goes with --continue or --resume: it copies the session they open");
+  }
+  const window = contextSettings(extra);
   if (typeof window === "string") return fail(window);
-  const loaded = loadHooks(start.options.cwd);
+  const loaded = loadHooks(cwd);
   for (const problem of loaded.problems) io.stderr.write(`s08: hooks: ${problem}\n`);
-  const terminal = io.stdin.isTTY === true;
-  return runChapterCli(compactionCli(start.settings, start.mode, loaded, terminal, window), argv, io);
+  const cli = compactionCli(start.settings, start.mode, loaded, options, window);
+  const close = () => cli.session()?.close();
+  process.on("exit", close); // Ctrl-C ends the process from inside the CLI: the lock goes too
+  try {
+    return await runChapterCli(cli, argv, io);
+  } finally {
+    process.off("exit", close);
+    close();
+  }
 }
 
 function processIo(): CliIo {

@@ -27,7 +27,7 @@ const CLI = compactionCli(
   defaultPermissionSettings(),
   "default",
   { hooks: [], problems: [], projectDefinitions: [] },
-  false,
+  { terminal: false, say: () => {}, env: {} },
   { compaction: "client" },
 );
 
