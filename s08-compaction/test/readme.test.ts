@@ -20,7 +20,7 @@ import { compactionCli, S08_OPTIONS } from "../src/main.ts";
 
 const CHAPTER = join(REPO_ROOT, "s08-compaction");
 const READMES = ["README.md", "README.zh.md"] as const;
-const S06_LOOP = join(REPO_ROOT, "s06-hooks", "src", "agent-loop.ts");
+const S07_LOOP = join(REPO_ROOT, "s07-sessions", "src", "agent-loop.ts");
 const S08_LOOP = join(CHAPTER, "src", "agent-loop.ts");
 const SOURCES = sourceLines([join(CHAPTER, "src"), join(REPO_ROOT, "shared", "src")]);
 const CLI = compactionCli(
@@ -90,24 +90,24 @@ describe.each(READMES)("%s", (name) => {
     expect(whole).toEqual([`${agentLoopSource()}\n`]);
   });
 
-  it("shows diff hunks that are real: s06's loop on one side, this chapter's on the other", () => {
-    const [s06, s08] = [normalisedLines(loopFile(S06_LOOP)), normalisedLines(loopFile(S08_LOOP))];
+  it("shows diff hunks that are real: s07's loop on one side, this chapter's on the other", () => {
+    const [s07, s08] = [normalisedLines(loopFile(S07_LOOP)), normalisedLines(loopFile(S08_LOOP))];
     const [diff] = codeFences(text, "diff");
     const hunks = diff.split(/^@@.*$/m).filter((h) => h.trim() !== "");
-    expect(hunks.length).toBe(10);
+    expect(hunks.length).toBe(9);
     for (const hunk of hunks) {
       const { before, after } = hunkSides(hunk);
-      expect(containsRun(s06, before), `not in s06's loop:\n${before.join("\n")}`).toBe(true);
+      expect(containsRun(s07, before), `not in s07's loop:\n${before.join("\n")}`).toBe(true);
       expect(containsRun(s08, after), `not in s08's loop:\n${after.join("\n")}`).toBe(true);
     }
   });
 
   it("leaves out no change of the real diff but the file's header comment", () => {
-    const run = spawnSync("git", ["diff", "--no-index", "--no-color", "--", S06_LOOP, S08_LOOP], { encoding: "utf8" });
+    const run = spawnSync("git", ["diff", "--no-index", "--no-color", "--", S07_LOOP, S08_LOOP], { encoding: "utf8" });
     expect(run.status, run.stderr).toBe(1);
     const shown = changedLines(codeFences(text, "diff")[0]);
     const real = changedLines(run.stdout).filter(
-      (line) => !headerComment(line[0] === "-" ? S06_LOOP : S08_LOOP).includes(line.slice(1)),
+      (line) => !headerComment(line[0] === "-" ? S07_LOOP : S08_LOOP).includes(line.slice(1)),
     );
     expect(real.length).toBeGreaterThan(0);
     expect(real.filter((line) => !shown.includes(line))).toEqual([]);
