@@ -1,7 +1,7 @@
 /**
  * The chapter text cannot drift from the code: every ```ts excerpt is found verbatim in the
  * sources, the whole loop is the source's, every ```diff hunk is a real piece of the diff between
- * s06's loop and this one and no change is left out, the help, the exit table and the numbers are
+ * s07's loop and this one and no change is left out, the help, the exit table and the numbers are
  * the code's, both languages show the same code, and every sample run is that command run again
  * offline.
  */
@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultPermissionSettings } from "@harness/s05-permissions";
-import { EXIT_CODES, exitCodeFor, REPO_ROOT, usage } from "@harness/shared";
+import { EXIT_CODES, exitCodeFor, projectSlug, REPO_ROOT, usage } from "@harness/shared";
 import { codeFences, containsRun, normalisedLines, proseOf, sourceLines } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { KEEP_RECENT_TURNS } from "../src/clear-old-results.ts";
@@ -205,7 +205,17 @@ describe("the sample runs in README.md", () => {
       encoding: "utf8",
       env: { ...env, NO_COLOR: "1", HARNESS_HOME: home },
     });
-    const real = ran.stdout
+    // what varies from run to run: the home the session is written in, and its id (the text's, in order)
+    const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+    const shownIds = [...new Set(output.match(UUID) ?? [])];
+    let stdout = ran.stdout.replaceAll(
+      join(home, "projects", projectSlug(dir)),
+      `~/.harness/projects/${projectSlug(SAMPLE_DIR)}`,
+    );
+    [...new Set(ran.stdout.match(UUID) ?? [])].forEach((id, i) => {
+      stdout = stdout.replaceAll(id, shownIds[i] ?? id);
+    });
+    const real = stdout
       .replaceAll(dir, SAMPLE_DIR)
       .split("\n")
       .map((line) => line.trimEnd());
