@@ -81,7 +81,10 @@ export function sessionsCli(
   mode: PermissionMode,
   loaded: LoadedHooks,
   options: SessionsCliOptions,
-): ChapterCli<AgentStopReason> & { session(): OpenSession | undefined } {
+): ChapterCli<AgentStopReason> & {
+  /** The session open now: `undefined` until `loadHistory` has run. */
+  session(): OpenSession | undefined;
+} {
   let session: OpenSession | undefined;
   let resumed = false;
   let announced = false;
