@@ -19,11 +19,13 @@ import { renderReport } from "./render-report.ts";
 import { adapterCost } from "./scenarios/adapter-cost.ts";
 import { bashFlood } from "./scenarios/bash-flood.ts";
 import { coldStart } from "./scenarios/cold-start.ts";
+import { compactionBenefit } from "./scenarios/compaction.ts";
 import { dispatchConcurrency } from "./scenarios/dispatch-concurrency.ts";
 import { grepSafeguard } from "./scenarios/grep-safeguard.ts";
 import { hookCost } from "./scenarios/hook-cost.ts";
 import { loopOverhead } from "./scenarios/loop-overhead.ts";
 import { permissionDecisions } from "./scenarios/permission-decisions.ts";
+import { sessionResume } from "./scenarios/session-resume.ts";
 import { streamLatency } from "./scenarios/stream-latency.ts";
 import { testCache } from "./scenarios/test-cache.ts";
 import { traceView } from "./scenarios/trace-view.ts";
@@ -55,6 +57,8 @@ const scenarios: { name: string; slow?: boolean; run: () => Promise<Section> }[]
   { name: "hooks", run: () => hookCost({ warmup: 3, reps: 15 }) },
   { name: "trace-view", run: () => traceView({ warmup: 2, reps: 7 }) },
   { name: "permissions", run: () => permissionDecisions({ warmup: 2, reps: 7 }) },
+  { name: "sessions", run: () => sessionResume({ warmup: 2, reps: 7 }) },
+  { name: "compaction", run: () => compactionBenefit({ warmup: 2, reps: 9 }) },
   { name: "adapters", run: () => adapterCost({ turns: 9, warmup: 3, reps: reps ?? 15 }) },
   { name: "cold-start", run: () => coldStart({ warmup: 2, reps: 10, repoRoot }) },
   { name: "test-cache", slow: true, run: () => testCache({ reps: 3, repoRoot }) },

@@ -12,7 +12,7 @@ export interface Spread {
 }
 
 /** How a figure's numbers read. */
-export type Unit = "x" | "ms" | "µs" | "KB" | "MB" | "s";
+export type Unit = "x" | "ms" | "µs" | "KB" | "MB" | "s" | "%";
 
 /**
  * A target from the issue. A limit is judged on the figure's median (`atMost`, `under`); a check
@@ -93,5 +93,7 @@ export function formatValue(value: number, unit: Unit): string {
       return `${value.toFixed(1)} MB`;
     case "s":
       return `${value.toFixed(2)} s`;
+    case "%":
+      return `${value.toFixed(0)}%`;
   }
 }

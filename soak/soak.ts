@@ -1,12 +1,16 @@
 /**
  * The soak: `pnpm test:soak`. Ten thousand scripted model calls through the chapters' loops (s01 to
- * s04), most through s04 with tracing on, in runs of a few turns. Each run is some random real tool turns
+ * s07), most through the traced loops (s04 to s07), in runs of a few turns. s05's calls go through the
+ * permission check (the user answers each question yes, no or always, at random); s06's through a
+ * no-op PostToolUse hook now and then, a real process each time; s07's write a transcript, one per
+ * run. Each run is some random real tool turns
  * (bash, read_file, glob, grep in a temp directory; now and then a `sleep 5` under a 0.2 s
  * timeout), then a seeded random case of the fault matrix, then a next prompt on the same history.
  *
  * It checks what must hold however long a harness runs: every run ends as the matrix says (an
  * error is allowed where it says so, thrown, never a crash), every history stays valid, no
- * sentinel tool call runs, every trace reads back record for record, no bash process group
+ * sentinel tool call runs, every trace reads back record for record, every transcript reads back as
+ * a valid history (the repair on load added, as a resume adds it), no bash process group
  * outlives its call, and memory stays flat after a warm-up. It prints the figures, and exits 1
  * when one of these fails.
  *
@@ -20,7 +24,19 @@ import { agentLoop as s01Loop } from "@harness/s01-agent-loop";
 import { agentLoop as s02Loop } from "@harness/s02-tool-dispatch";
 import { agentLoop as s03Loop } from "@harness/s03-streaming";
 import { readTrace, agentLoop as s04Loop, sentRequests, TraceWriter } from "@harness/s04-tracing";
+import { defaultPermissionSettings, type PermissionSettings, agentLoop as s05Loop } from "@harness/s05-permissions";
+import { type HookCommand, agentLoop as s06Loop } from "@harness/s06-hooks";
 import {
+  historyOf,
+  interruptedResults,
+  readTranscript,
+  agentLoop as s07Loop,
+  TRANSCRIPT_VERSION,
+  TranscriptWriter,
+} from "@harness/s07-sessions";
+import {
+  type AskAnswer,
+  historyProblems,
   isValidHistory,
   reply,
   type ScriptedBlock,
@@ -49,7 +65,7 @@ const RSS_GROWTH_LIMIT = 64 * 1024 * 1024;
 const RUNS_PER_TRACE = 20;
 const MB = 1024 * 1024;
 
-type Chapter = "s01" | "s02" | "s03" | "s04";
+type Chapter = "s01" | "s02" | "s03" | "s04" | "s05" | "s06" | "s07";
 
 /** A seeded generator (mulberry32): the same seed gives the same soak. */
 function seeded(seed: number) {
@@ -73,6 +89,7 @@ const rng = seeded(SEED);
 const root = mkdtempSync(join(tmpdir(), "harness-soak-"));
 const cwd = join(root, "work");
 const traceDir = join(root, "traces");
+const sessionsDir = join(root, "sessions"); // s07's transcripts, one per run
 const pidsFile = join(root, "bash-pids");
 mkdirSync(join(cwd, "src"), { recursive: true });
 writeFileSync(join(cwd, "notes.txt"), "alpha\nbeta\ngamma\n");
@@ -90,6 +107,7 @@ const figures = {
   ends: new Map<string, number>(),
   errors: new Map<string, number>(),
   toolCalls: new Map<string, number>(),
+  answers: new Map<string, number>(),
   bashTimeouts: 0,
   historiesChecked: 0,
 };
@@ -131,6 +149,7 @@ function countTool(call: ToolCall, result: ToolResult): void {
 /** The loop a chapter runs, as the fault matrix calls it. */
 function loopFor(chapter: Chapter, bashTimeoutMs: number): FaultMatrixLoop {
   const base = { model: "soak-model", maxTurns: 12, bashTimeoutMs };
+  let run: TranscriptWriter | undefined; // s07's transcript of this run
   if (chapter === "s01") {
     return (client, messages, dir) =>
       s01Loop(client, messages, { ...base, cwd: dir, observer: { toolResult: countTool } });
@@ -146,14 +165,49 @@ function loopFor(chapter: Chapter, bashTimeoutMs: number): FaultMatrixLoop {
   return (client, messages, dir) => {
     const session = traceSession();
     session.runs++; // every run ends with one record: its result, or the error that ended it
-    return s04Loop(client, messages, {
+    const traced = {
       ...base,
       cwd: dir,
       trace: session.writer,
       observer: { turn: () => session.iterations++, toolResult: countTool },
-    });
+    };
+    if (chapter === "s04") return s04Loop(client, messages, traced);
+    // each run asks anew: an "always" holds for the settings object it was given, this run's
+    const permissions: PermissionSettings = { ...defaultPermissionSettings() };
+    const ask = async (): Promise<AskAnswer> => {
+      const answer = rng.pick(["yes", "yes", "yes", "no", "always"] as const);
+      tally(figures.answers, answer);
+      return answer;
+    };
+    if (chapter === "s05") return s05Loop(client, messages, { ...traced, permissions, ask });
+    const hooks = rng.chance(0.2) ? [noopHook] : [];
+    if (chapter === "s06") return s06Loop(client, messages, { ...traced, permissions, ask, hooks });
+    run ??= newTranscript(dir); // one per run: its first prompt, then the runner's next one
+    const transcript = run;
+    return s07Loop(client, messages, { ...traced, permissions, ask, hooks, transcript }).finally(() =>
+      transcript.close(),
+    );
   };
 }
+
+/** The transcripts s07's runs wrote, read back at the end. */
+const transcripts: string[] = [];
+function newTranscript(cwd: string): TranscriptWriter {
+  const id = crypto.randomUUID();
+  const header = { type: "session" as const, version: TRANSCRIPT_VERSION, id, cwd, created: new Date().toISOString() };
+  transcripts.push(join(sessionsDir, `${id}.jsonl`));
+  return new TranscriptWriter(join(sessionsDir, `${id}.jsonl`), header, { model: "soak-model", secrets: [] });
+}
+
+/** A PostToolUse hook that does nothing: a real process per tool call, its result ignored. */
+const noopHook: HookCommand = {
+  event: "PostToolUse",
+  matcher: "",
+  command: "true",
+  timeoutMs: 10_000,
+  source: "local",
+  file: ".harness/settings.local.json",
+};
 
 let callNumber = 0;
 /** A random real tool call. */
@@ -186,7 +240,7 @@ const faults = FAULT_CASES.slice(1);
 
 /** One run: a few tool turns, a case of the matrix, a next prompt; every check on its outcome. */
 async function soakRun(): Promise<void> {
-  const chapter: Chapter = rng.pick(["s01", "s02", "s03", "s04", "s04", "s04", "s04", "s04"]);
+  const chapter: Chapter = rng.pick(["s01", "s02", "s03", "s04", "s04", "s04", "s05", "s05", "s06", "s07"]);
   const fault: FaultCase = rng.chance(0.3) ? noFault : rng.pick(faults);
   const sleepy = rng.chance(0.02);
   const before = Array.from({ length: rng.int(4) }, (_, i) => toolTurn(chapter, sleepy && i === 0));
@@ -283,6 +337,32 @@ function checkTraces() {
   return { files: sessions.length, records, tornLines, bytes, unreadable };
 }
 
+/** Read every transcript back as a resume reads it: whole lines, and a valid history once repaired. */
+function checkTranscripts() {
+  let records = 0;
+  let invalid = 0;
+  for (const path of transcripts) {
+    let problems: string[];
+    try {
+      const transcript = readTranscript(path);
+      records += transcript.records.length;
+      const history = historyOf(transcript.records);
+      const repair = interruptedResults(history);
+      problems = [
+        ...(transcript.torn ? ["a torn line"] : []),
+        ...historyProblems(repair ? [...history, repair] : history),
+      ];
+    } catch (error) {
+      problems = [(error as Error).message];
+    }
+    if (problems.length > 0) {
+      invalid++;
+      fail(`transcript ${path}: ${problems.slice(0, 3).join("; ")}`);
+    }
+  }
+  return { files: transcripts.length, records, invalid };
+}
+
 const mb = (bytes: number) => `${(bytes / MB).toFixed(1)} MB`;
 const list = (map: Map<string, number>) =>
   [...map]
@@ -310,6 +390,7 @@ const atEnd = memory();
 const durationS = (performance.now() - started) / 1000;
 const warm = afterWarmup ?? atStart;
 const traces = checkTraces();
+const transcriptsRead = checkTranscripts();
 const pgids = new Set(readFileSync(pidsFile, "utf8").split("\n").filter(Boolean).map(Number));
 const leaked = liveGroups(pgids);
 if (leaked.length > 0) fail(`bash process groups still alive: ${leaked.slice(0, 10).join(", ")}`);
@@ -329,16 +410,19 @@ ${list(figures.errors)}
 tool calls run:
 ${list(figures.toolCalls)}
     bash calls killed at their timeout: ${figures.bashTimeouts}
+permission questions answered (s05 to s07):
+${list(figures.answers)}
 histories checked: ${figures.historiesChecked} (each run's, and after its next prompt)
 memory:
     rss        start ${mb(atStart.rss)}, after warm-up (${WARMUP} iterations) ${mb(warm.rss)}, end ${mb(atEnd.rss)} (${growth >= 0 ? "+" : ""}${mb(growth)} since warm-up; limit +${mb(RSS_GROWTH_LIMIT)})
     heap used  start ${mb(atStart.heapUsed)}, after warm-up ${mb(warm.heapUsed)}, end ${mb(atEnd.heapUsed)}${globalThis.gc ? "" : " (no --expose-gc: figures without a GC first)"}
 traces: ${traces.files} files, ${traces.records} records, ${mb(traces.bytes)}, ${traces.tornLines} torn lines, ${traces.unreadable} not as written
+transcripts (s07): ${transcriptsRead.files} files, ${transcriptsRead.records} records, ${transcriptsRead.invalid} not a valid history
 processes: ${pgids.size} bash process groups started, ${leaked.length} still alive
 crashes (uncaught): ${crashes}
 ${failures.length === 0 ? "PASS" : `FAIL\n${failures.map((f) => `  - ${f}`).join("\n")}`}`);
 
-// a failed soak keeps its directory: the traces are what you will want to read
+// a failed soak keeps its directory: the traces and transcripts are what you will want to read
 if (process.env.SOAK_KEEP || failures.length > 0) console.log(`kept: ${root}`);
 else rmSync(root, { recursive: true, force: true });
 process.exit(failures.length === 0 ? 0 : 1);

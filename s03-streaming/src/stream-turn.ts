@@ -109,6 +109,11 @@ async function streamOnce(
             block.signature = delta.signature;
           } else if (delta.type === "citations_delta") {
             block.citations = [...((block.citations as unknown[]) ?? []), delta.citation];
+          } else {
+            // a delta newer than this code (a server compaction's compaction_delta): it carries the
+            // block's final fields, which go back to the API unchanged
+            const { type: _, ...fields } = delta as unknown as Record<string, unknown>;
+            Object.assign(block, fields);
           }
           break;
         }

@@ -294,6 +294,12 @@ describe("streamTurn on recorded streams", () => {
     });
   });
 
+  it("keeps a block a newer delta fills in (a server compaction) whole, to send it back unchanged", async () => {
+    const block = { type: "compaction", content: "## Task\n- the summary", encrypted_content: "b3BhcXVl" };
+    const { message } = await stream(reply([{ type: "other", block }, text("Go on.")]));
+    expect(message?.content).toEqual([block, { type: "text", text: "Go on." }]);
+  });
+
   it("takes the usage message_delta reports over message_start's", async () => {
     const streamed = await streamTurn(
       recordedClient(join(FIXTURES, "anthropic-message-delta-input-tokens.chunks.txt")),

@@ -4,6 +4,14 @@ export * from "./decide.ts";
 export * from "./decision.ts";
 export * from "./default-denies.ts";
 export * from "./load-settings.ts";
+export {
+  askTheUser,
+  type PermissionStart,
+  permissionsCli,
+  readPermissionStart,
+  S05_OPTIONS,
+  sayWhereTheTraceIs,
+} from "./main.ts";
 export * from "./parse-rule.ts";
 export * from "./permission-gate.ts";
 export * from "./permission-mode.ts";

@@ -59,17 +59,6 @@ export const S05_OPTIONS: ExtraOption[] = [
 /** The chapter's CLI, with the rules read and the mode chosen. */
 export function permissionsCli(settings: PermissionSettings, mode: PermissionMode): ChapterCli<AgentStopReason> {
   let trace: TraceWriter | undefined;
-  const sayWhereTheTraceIs = ({ view, options }: RunContext) => {
-    if (!trace) return;
-    const here = process.env.INIT_CWD ?? process.cwd();
-    // the tracer reads the traces of the directory it is started from; name the project when it is another
-    const near = relative(here, options.cwd) || ".";
-    const custom =
-      traceDir(options.cwd) === traceDir(here) ? "" : ` --cwd ${near.startsWith("..") ? options.cwd : near}`;
-    view.note(
-      `trace ${trace.traceId} → ${trace.path}\n  pnpm trace show ${trace.traceId}${custom}   ·   pnpm trace view ${trace.traceId}${custom}`,
-    );
-  };
   return {
     command: "s05",
     summary: "allow, ask or deny in front of every tool call",
@@ -95,16 +84,34 @@ export function permissionsCli(settings: PermissionSettings, mode: PermissionMod
         ask: (request) => askTheUser(request, context),
       });
       return running.catch((error) => {
-        sayWhereTheTraceIs(context);
+        sayWhereTheTraceIs(trace, context);
         throw error;
       });
     },
-    afterRun: (_result, context) => sayWhereTheTraceIs(context),
+    afterRun: (_result, context) => sayWhereTheTraceIs(trace, context),
   };
 }
 
-/** Put a request to the user; "always" also writes its rules to the local settings, and says so. */
-async function askTheUser(request: PermissionRequest, context: RunContext): Promise<AskAnswer> {
+/**
+ * Say where the trace of this session is, and the commands that read it (nothing without one).
+ * The tracer reads the traces of the directory it is started from, so the commands name the
+ * project (`--cwd`) when it is another.
+ */
+export function sayWhereTheTraceIs(trace: TraceWriter | undefined, { view, options }: RunContext): void {
+  if (!trace) return;
+  const here = process.env.INIT_CWD ?? process.cwd();
+  const near = relative(here, options.cwd) || ".";
+  const custom = traceDir(options.cwd) === traceDir(here) ? "" : ` --cwd ${near.startsWith("..") ? options.cwd : near}`;
+  view.note(
+    `trace ${trace.traceId} → ${trace.path}\n  pnpm trace show ${trace.traceId}${custom}   ·   pnpm trace view ${trace.traceId}${custom}`,
+  );
+}
+
+/**
+ * Put a permission request to the user at the terminal; "always" also writes its rules to the
+ * local settings, and says so. Contract: resolves to one of `request.choices`; never rejects.
+ */
+export async function askTheUser(request: PermissionRequest, context: RunContext): Promise<AskAnswer> {
   const answer = await context.ask(request.question, request.choices);
   if (answer === "always") {
     const rules = request.rules.join(", ");
@@ -118,39 +125,64 @@ async function askTheUser(request: PermissionRequest, context: RunContext): Prom
   return answer;
 }
 
-/**
- * Run the CLI on `argv`. The rules and the mode are read first: a bad one is one line on stderr
- * and exit status 1, before any model call.
- */
-export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
-  const fail = (message: string) => {
-    io.stderr.write(`s05: error: ${message}\n`);
-    return 1;
-  };
-  const badId = argv.find((arg) => arg.startsWith("--trace=") && !isValidTraceId(arg.slice("--trace=".length)));
-  if (badId) return fail(`invalid trace id "${badId.slice(8)}": use letters, digits, . _ -`);
-  let options: CliOptions | undefined;
-  try {
-    options = parseCliArgs(argv, { cwd: io.env.INIT_CWD ?? process.cwd() }, S05_OPTIONS);
-  } catch {
-    options = undefined;
-  }
-  // bad usage or --help: the shared CLI says what is wrong, or prints the help
-  if (!options || options.help) return runChapterCli(permissionsCli(defaultPermissionSettings(), "default"), argv, io);
+/** What a CLI starts with, read before the shared CLI runs. */
+export type PermissionStart =
+  /** The options, the rules and the mode, all valid. */
+  | { kind: "start"; options: CliOptions; settings: PermissionSettings; mode: PermissionMode }
+  /** Something the start cannot go past, in one line: a bad trace id, rule, settings file or mode. */
+  | { kind: "error"; message: string }
+  /** Bad usage or `--help`: the shared CLI says what is wrong, or prints the help. */
+  | { kind: "usage" };
 
-  const { extra } = options;
-  const rules = (name: keyof CliRules) => extra[name] as string[] | undefined;
+/**
+ * Read the options, the rules (settings files, then `--allow` / `--ask` / `--deny`) and the mode,
+ * before any model call. `extraOptions` are the chapter's (s05's, or a later chapter's that keeps them).
+ * Contract: never throws; a rule or file that is wrong is an `error` naming the file, the line and the rule.
+ */
+export function readPermissionStart(
+  argv: string[],
+  io: CliIo,
+  extraOptions: ExtraOption[] = S05_OPTIONS,
+): PermissionStart {
+  const badId = argv.find((arg) => arg.startsWith("--trace=") && !isValidTraceId(arg.slice("--trace=".length)));
+  if (badId) return { kind: "error", message: `invalid trace id "${badId.slice(8)}": use letters, digits, . _ -` };
+  let options: CliOptions;
+  try {
+    options = parseCliArgs(argv, { cwd: io.env.INIT_CWD ?? process.cwd() }, extraOptions);
+  } catch {
+    return { kind: "usage" };
+  }
+  if (options.help) return { kind: "usage" };
+  const rules = (name: keyof CliRules) => options.extra[name] as string[] | undefined;
   const settings = loadPermissionSettings(options.cwd, {
     allow: rules("allow"),
     ask: rules("ask"),
     deny: rules("deny"),
   });
-  if (settings instanceof SettingsError) return fail(settings.message);
-  const mode = extra["permission-mode"] ?? settings.defaultMode;
+  if (settings instanceof SettingsError) return { kind: "error", message: settings.message };
+  const mode = options.extra["permission-mode"] ?? settings.defaultMode;
   if (!isPermissionMode(mode)) {
-    return fail(`--permission-mode: "${mode}" is not a mode; use one of ${PERMISSION_MODES.join(", ")}`);
+    return {
+      kind: "error",
+      message: `--permission-mode: "${mode}" is not a mode; use one of ${PERMISSION_MODES.join(", ")}`,
+    };
   }
-  return runChapterCli(permissionsCli(settings, mode), argv, io);
+  return { kind: "start", options, settings, mode };
+}
+
+/**
+ * Run the CLI on `argv`. The rules and the mode are read first: a bad one is one line on stderr
+ * and exit status 1, before any model call.
+ */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const start = readPermissionStart(argv, io);
+  if (start.kind === "error") {
+    io.stderr.write(`s05: error: ${start.message}\n`);
+    return 1;
+  }
+  // bad usage or --help: the shared CLI says what is wrong, or prints the help
+  if (start.kind === "usage") return runChapterCli(permissionsCli(defaultPermissionSettings(), "default"), argv, io);
+  return runChapterCli(permissionsCli(start.settings, start.mode), argv, io);
 }
 
 function processIo(): CliIo {

@@ -5,10 +5,12 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ScriptedModel, startScriptedServer, textReply, usage } from "@harness/shared";
+import { cliRunner, fakeTerminal, until } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
 import { defaultPermissionSettings, LOCAL_SETTINGS } from "../src/index.ts";
 import { main, permissionsCli, S05_OPTIONS } from "../src/main.ts";
-import { cleanEnv, fakeTerminal, project, runCli, until } from "./run-cli.ts";
+
+const { cleanEnv, project, runCli } = cliRunner("s05-permissions");
 
 describe("pnpm s05", () => {
   it("leaves build/ in place when a line runs rm after an allowed git diff, and the model reads why", async () => {

@@ -4,17 +4,31 @@
  * s04's loop and this one and no change is left out, the help and the tables are what the code
  * does, the boundary table is the test's, and every sample run is that command run again offline.
  */
-import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXIT_CODES, exitCodeFor, usage } from "@harness/shared";
-import { codeFences, containsRun, normalisedLines, proseOf, readChapterCli, sourceLines } from "@harness/testkit";
-import { afterAll, describe, expect, it } from "vitest";
+import {
+  codeFences,
+  commandWords,
+  containsRun,
+  fakeTerminal,
+  functionSource,
+  hunkCount,
+  lessonDiffProblems,
+  normalisedLines,
+  proseOf,
+  readChapterCli,
+  runSample,
+  sampleDirs,
+  sampleRuns,
+  sourceLines,
+  until,
+} from "@harness/testkit";
+import { describe, expect, it } from "vitest";
 import { decide, PERMISSION_MODES, type PermissionMode } from "../src/index.ts";
 import { main, S05_OPTIONS } from "../src/main.ts";
 import { EVASIONS } from "./evasions.ts";
-import { fakeTerminal, until } from "./run-cli.ts";
 import { bash, settingsFor, tool } from "./temp-project.ts";
 
 const CHAPTER = join(import.meta.dirname, "..");
@@ -30,46 +44,7 @@ const SOURCES = sourceLines([
 ]);
 
 const readme = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
-const loopFile = (path: string) => readFileSync(path, "utf8");
-
-/** agentLoop in the source, from its doc comment to its closing brace, trailing whitespace trimmed. */
-function agentLoopSource(): string {
-  const lines = loopFile(S05_LOOP).split("\n");
-  const signature = lines.findIndex((line) => line.startsWith("export async function agentLoop("));
-  const start = lines.slice(0, signature).lastIndexOf("/**");
-  const end = lines.indexOf("}", signature);
-  return lines
-    .slice(start, end + 1)
-    .map((line) => line.trimEnd())
-    .join("\n");
-}
-
-/** A diff hunk's two sides: the lines it removes with its context, and the lines it adds with its context. */
-function hunkSides(hunk: string): { before: string[]; after: string[] } {
-  const lines = hunk.split("\n").filter((line) => line !== "");
-  const side = (keep: string) =>
-    normalisedLines(
-      lines
-        .filter((line) => line[0] === " " || line[0] === keep)
-        .map((line) => line.slice(1))
-        .join("\n"),
-    );
-  return { before: side("-"), after: side("+") };
-}
-
-/** The lines of a file's first doc comment (its header), as written. */
-function headerComment(path: string): string[] {
-  const lines = loopFile(path).split("\n");
-  return lines.slice(0, lines.indexOf(" */") + 1);
-}
-
-/** The lines a diff removes or adds, each with its sign, trailing whitespace trimmed. */
-function changedLines(diff: string): string[] {
-  return diff
-    .split("\n")
-    .filter((line) => /^[-+]/.test(line) && !/^(?:---|\+\+\+) /.test(line))
-    .map((line) => line.trimEnd());
-}
+const _loopFile = (path: string) => readFileSync(path, "utf8");
 
 /** The rows of the markdown table whose header row starts with `first`, as trimmed cells. */
 function tableRows(markdown: string, first: RegExp): string[][] {
@@ -103,30 +78,13 @@ describe.each(READMES)("%s", (name) => {
 
   it("shows the whole loop: one ts block that is agentLoop as the source has it, doc comment included", () => {
     const whole = codeFences(text, "ts").filter((block) => block.includes("export async function agentLoop("));
-    expect(whole).toEqual([`${agentLoopSource()}\n`]);
+    expect(whole).toEqual([`${functionSource(S05_LOOP)}\n`]);
   });
 
-  it("shows diff hunks that are real: s04's loop on one side, this chapter's on the other", () => {
-    const [s04, s05] = [normalisedLines(loopFile(S04_LOOP)), normalisedLines(loopFile(S05_LOOP))];
+  it("shows a diff of s04's loop against this one that is real and leaves out no change but the header", () => {
     const [diff] = codeFences(text, "diff");
-    const hunks = diff.split(/^@@.*$/m).filter((h) => h.trim() !== "");
-    expect(hunks.length).toBe(6);
-    for (const hunk of hunks) {
-      const { before, after } = hunkSides(hunk);
-      expect(containsRun(s04, before), `not in s04's loop:\n${before.join("\n")}`).toBe(true);
-      expect(containsRun(s05, after), `not in s05's loop:\n${after.join("\n")}`).toBe(true);
-    }
-  });
-
-  it("leaves out no change of the real diff but the file's header comment", () => {
-    const run = spawnSync("git", ["diff", "--no-index", "--no-color", "--", S04_LOOP, S05_LOOP], { encoding: "utf8" });
-    expect(run.status, run.stderr).toBe(1);
-    const shown = changedLines(codeFences(text, "diff")[0]);
-    const real = changedLines(run.stdout).filter(
-      (line) => !headerComment(line[0] === "-" ? S04_LOOP : S05_LOOP).includes(line.slice(1)),
-    );
-    expect(real.length).toBeGreaterThan(0);
-    expect(real.filter((line) => !shown.includes(line))).toEqual([]);
+    expect(hunkCount(diff)).toBe(6);
+    expect(lessonDiffProblems(diff, S04_LOOP, S05_LOOP)).toEqual([]);
   });
 
   it("shows the CLI's own --help text", () => {
@@ -214,24 +172,9 @@ describe("the sample runs in README.md", () => {
   const text = readme("README.md");
   const SAMPLE_DIR = "/tmp/s05-sample";
   const setup = codeFences(text, "sh").find((block) => block.startsWith(`mkdir -p ${SAMPLE_DIR}/build\n`)) ?? "";
-  const samples = [...text.matchAll(/^```sh\n(pnpm s\d\d [^\n]*)\n```\n\n```text\n(\[turn 1\][\s\S]*?)^```$/gm)].map(
-    ([, command, output]) => ({ command, output }),
-  );
+  const samples = sampleRuns(text);
   const scripts = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).scripts as Record<string, string>;
-  const dirs: string[] = [];
-  afterAll(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
-
-  /** A fresh sample directory, made by the setup block. */
-  function sampleDir(): string {
-    const dir = mkdtempSync("/tmp/s05-");
-    dirs.push(dir);
-    expect(dir.length).toBe(SAMPLE_DIR.length);
-    const made = spawnSync("sh", ["-c", setup.replaceAll(SAMPLE_DIR, dir)], { encoding: "utf8" });
-    expect(made.status, made.stderr).toBe(0);
-    return dir;
-  }
+  const sampleDir = sampleDirs(SAMPLE_DIR, setup);
 
   it("has a setup block and the samples: s04's two failures, then s05's runs", () => {
     expect(setup).not.toBe("");
@@ -240,9 +183,13 @@ describe("the sample runs in README.md", () => {
 
   it.each(samples)("shows what `$command` prints", { timeout: 60_000 }, async ({ command, output }) => {
     const dir = sampleDir();
-    const [, chapter, ...rest] = words(command.replace(/ < \/dev\/null$/, ""));
+    const [, chapter, ...rest] = commandWords(command.replace(/ < \/dev\/null$/, ""));
     const [program, ...args] = scripts[chapter].split(" ");
-    const { stdout, stderr } = await run(program, [...args, ...rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir))]);
+    const { code, stdout, stderr } = await runSample(program, [
+      ...args,
+      ...rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir)),
+    ]);
+    expect(code, stderr).toBe(0);
     expect(stdout.replaceAll(dir, SAMPLE_DIR)).toBe(output);
     // the question no one could answer, shown after the first run of s05
     const asked = codeFences(text, "text").find((block) => block.startsWith("s05: no terminal to ask"));
@@ -257,7 +204,7 @@ describe("the sample runs in README.md", () => {
     const [command] = codeFences(text, "sh").filter((block) => /^pnpm s05 [^\n"']*\n$/.test(block));
     const term = fakeTerminal({ INIT_CWD: REPO });
     const exited = main(
-      words(command.trim())
+      commandWords(command.trim())
         .slice(2)
         .map((arg) => arg.replaceAll(SAMPLE_DIR, dir)),
       term.io,
@@ -302,36 +249,10 @@ describe("the sample runs in README.md", () => {
   });
 });
 
-/** A command line split into words, "..." and '...' quoting undone (all the samples use). */
-function words(command: string): string[] {
-  return [...command.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
-}
-
 /** The environment without the shell's key, endpoint and model, with a home of its own. */
 function cleanEnv(home: string): NodeJS.ProcessEnv {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !/^(ANTHROPIC_|HARNESS_|MODEL_ID$|INIT_CWD$|DEBUG$)/.test(name)),
   );
   return { ...env, NO_COLOR: "1", HARNESS_HOME: join(home, ".home") };
-}
-
-/** Run a CLI from the repository root with no terminal; its stdout and stderr. */
-function run(program: string, args: string[]): Promise<{ stdout: string; stderr: string }> {
-  const home = mkdtempSync(join(tmpdir(), "s05-home-"));
-  const child = spawn(program, args, { cwd: REPO, env: cleanEnv(home), stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) =>
-    child.on("close", (status) => {
-      rmSync(home, { recursive: true, force: true });
-      if (status === 0) resolve({ stdout, stderr });
-      else reject(new Error(`exit ${status}: ${stderr}`));
-    }),
-  );
 }

@@ -1,14 +1,15 @@
 /**
- * s06: the same loop as s05, with the user's hooks at its fixed points. Around each tool call,
- * through the same per-call seam as s05's permission check (hook-gate.ts wraps that gate):
+ * s06: the same loop as s05, with the user's hooks at its fixed points. Before the first model
+ * call, UserPromptSubmit: a block takes the prompt back unsent (`prompt_blocked`). Around each tool
+ * call, through the same per-call seam as s05's permission check (hook-gate.ts wraps that gate):
  * PreToolUse after the rules' decision, PostToolUse beside the result. Before a final answer, the
- * Stop hooks: a block sends the loop on with the hook's reason as the next user message, at most
- * MAX_STOP_HOOK_CONTINUATIONS times. SessionStart and UserPromptSubmit are run by main.ts.
+ * Stop hooks: a block sends the loop on once, with the hook's reason as the next user message.
+ * SessionStart is run by main.ts, once per session.
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { ALL_TOOLS, notRun, runToolCalls, type ToolMap, toApiTool, toolMap } from "@harness/s02-tool-dispatch";
-import { type AgentStopReason, type StreamObserver, streamTurn } from "@harness/s03-streaming";
+import { type StreamObserver, streamTurn } from "@harness/s03-streaming";
 import { RunRecorder, TraceWriter, traceDir } from "@harness/s04-tracing";
 import {
   type AskPermission,
@@ -29,11 +30,13 @@ import {
   type ToolResult,
   toResultBlock,
 } from "@harness/shared";
+import type { AgentStopReason } from "./agent-stop-reason.ts";
 import { continueAfterStop } from "./continue-after-stop.ts";
 import { hookGate } from "./hook-gate.ts";
 import { type HookSession, stopInput } from "./hook-input.ts";
 import type { HookCommand } from "./load-hooks.ts";
 import { runHooks } from "./run-hooks.ts";
+import { submitPrompt } from "./submit-prompt.ts";
 
 /** How one run of the loop is set up. */
 export interface AgentLoopOptions {
@@ -71,6 +74,8 @@ export interface AgentLoopOptions {
   runProjectHooks?: boolean;
   /** The session the hooks are told about (default: a fresh id, this cwd). */
   session?: HookSession;
+  /** Text for the model to read with the prompt once UserPromptSubmit lets it through (SessionStart's). */
+  promptContext?: readonly string[];
 }
 
 /** What the loop tells its observer (the CLI prints these): the stream's progress, then the rest. */
@@ -83,7 +88,7 @@ export interface LoopObserver extends StreamObserver {
   toolCall?(call: ToolCall): void;
   /** After a tool call ran, with the result the model will read. */
   toolResult?(call: ToolCall, result: ToolResult): void;
-  /** A line from the hooks for the user: a failure, a systemMessage, a Stop bound reached. */
+  /** A line from the hooks for the user: a failure, a systemMessage, a blocked prompt, a Stop hook's block. */
   hookNotice?(line: string): void;
 }
 
@@ -114,8 +119,17 @@ export async function agentLoop(
   const runProjectHooks = options.runProjectHooks ?? false;
   const notice = (line: string) => observer.hookNotice?.(line);
   // each call: PreToolUse, s05's gate, PostToolUse
-  const checked = hookGate({ hooks, session, runProjectHooks, settings: permissions, mode, gate, notice });
-  let stopContinuations = 0;
+  const checked = hookGate({
+    hooks,
+    session,
+    runProjectHooks,
+    settings: permissions,
+    mode,
+    gate,
+    ask: options.ask,
+    notice,
+  });
+  let stopHookActive = false; // a Stop hook sent the loop on: it may not do so again
   let usage = { inputTokens: 0, outputTokens: 0 };
   let toolCalls = 0;
   let last: AgentTurn | null = null;
@@ -128,6 +142,12 @@ export async function agentLoop(
       providerStopReason: last?.providerStopReason ?? null,
       usage,
     });
+
+  // UserPromptSubmit: a prompt a hook blocks is taken back, unsent
+  const hookOptions = { cwd: options.cwd, signal, runProjectHooks };
+  const submitted = await submitPrompt(messages, hooks, { ...hookOptions, session, context: options.promptContext });
+  submitted.notices.forEach(notice);
+  if (submitted.kind === "blocked") return result("prompt_blocked", 0);
 
   for (let turns = 1; ; turns++) {
     if (signal.aborted) return result("aborted", turns - 1);
@@ -155,16 +175,13 @@ export async function agentLoop(
         messages.push({ role: "user", content: turn.toolCalls.map((call) => toResultBlock(call, notRun(turn))) });
       }
       if (stop === "final_answer" && hooks.length > 0) {
-        const verdict = await runHooks(hooks, stopInput(session, stopContinuations > 0), {
-          cwd: options.cwd,
-          signal,
-          runProjectHooks,
-        });
+        const verdict = await runHooks(hooks, stopInput(session, stopHookActive), hookOptions);
         verdict.notices.forEach(notice);
-        const next = continueAfterStop(verdict, stopContinuations);
-        if (next.kind === "stop" && next.notice) notice(next.notice);
-        if (next.kind === "continue" && turns < maxTurns && !signal.aborted) {
-          stopContinuations++;
+        const next = continueAfterStop(verdict, stopHookActive);
+        if (next.notice) notice(next.notice);
+        if (next.kind === "continue" && !signal.aborted) {
+          if (turns >= maxTurns) return result("max_turns", turns); // no room for the one more call
+          stopHookActive = true;
           messages.push({ role: "user", content: next.message });
           continue;
         }

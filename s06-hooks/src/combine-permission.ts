@@ -10,7 +10,9 @@
  *
  * A deny is final: no hook turns it into allow or ask. A hook can always make a call stricter. A
  * hook's allow answers only the prompt the mode would have shown; an ask rule the user wrote still
- * asks (Claude Code's rule too). A hook that stops the loop (`"continue": false`) denies the call.
+ * asks (Claude Code's rule too). Where the rules ask already, a hook's ask leaves their question
+ * (which may offer "always"); where they allow, the hook's ask is put to the user. A hook that
+ * stops the loop (`"continue": false`) denies the call.
  */
 import type { HookVerdict, PermissionBehavior } from "./combine-hook-outcomes.ts";
 
@@ -45,6 +47,8 @@ export function combinePermission(rules: RulesDecision, hooks: HookVerdict | und
     case "deny":
       return { behavior: "deny", reason: fromHooks.reason, decidedBy: "hooks" };
     case "ask":
+      // the rules' own question is put when they ask; the hook's, when they allow
+      if (rules.behavior === "ask") return byRules;
       return { behavior: "ask", reason: fromHooks.reason, decidedBy: "hooks" };
     case "allow":
       // an allow answers the mode's prompt, never a rule the user wrote

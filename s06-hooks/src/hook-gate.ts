@@ -1,16 +1,20 @@
 /**
  * The hooks around one tool call, as a `CallRunner` wrapped around s05's permission gate:
- * PreToolUse after the rules' decision (`combinePermission`), PostToolUse after the result.
+ * PreToolUse after the rules' decision (`combinePermission`), PostToolUse after the result. A
+ * PreToolUse hook that asks about a call the rules allow puts the question to the user, as Claude
+ * Code does; with no one to ask, the answer is no.
  */
 import type { CallRunner } from "@harness/s02-tool-dispatch";
 import {
+  type AskPermission,
   decide,
   type PermissionMode,
+  type PermissionRequest,
   type PermissionSettings,
   permissionGate,
   refusal,
 } from "@harness/s05-permissions";
-import type { ToolResult } from "@harness/shared";
+import type { ToolCall, ToolResult } from "@harness/shared";
 import { combinePermission } from "./combine-permission.ts";
 import { type HookSession, postToolUseInput, preToolUseInput } from "./hook-input.ts";
 import type { HookCommand } from "./load-hooks.ts";
@@ -26,14 +30,17 @@ export interface HookGateOptions {
   mode: PermissionMode;
   /** s05's gate: asks, refuses or runs the call by the rules. */
   gate: CallRunner;
+  /** Asked when a hook asks about a call the rules allow; without it, the answer is no. */
+  ask?: AskPermission;
   /** Told each hook notice (failures, systemMessages), one line each. */
   notice?: (line: string) => void;
 }
 
 /**
- * Contract: a call the rules deny never reaches a hook (nor runs); a PreToolUse deny (exit 2, or a JSON decision)
- * answers the call with an is_error result carrying the hook's reason, and nothing runs; a hook
- * that fails any other way (exit 1, a timeout) blocks nothing.
+ * Contract: a call the rules deny never reaches a hook (nor runs); a PreToolUse deny (exit 2, or a
+ * JSON decision) answers the call with an is_error result carrying the hook's reason, and nothing
+ * runs; a PreToolUse ask runs the call only when the user answers yes; a hook that fails any other
+ * way (exit 1, a timeout) blocks nothing.
  */
 export function hookGate(options: HookGateOptions): CallRunner {
   // a hook allow answers the mode's question: the same gate, with the answer given
@@ -54,6 +61,25 @@ export function hookGate(options: HookGateOptions): CallRunner {
       result = refusal("denied", `a PreToolUse hook blocked this call: ${decision.reason}`);
     } else if (decision.decidedBy === "hooks" && decision.behavior === "allow") {
       result = await approved(tools, call, context);
+    } else if (decision.decidedBy === "hooks" && decision.behavior === "ask") {
+      // the rules allow it, a hook asks: the user decides, yes or no (no rule to save: the rules allow it already)
+      const question = `${describeCall(call)} asks (by a PreToolUse hook: ${decision.reason}). Run it?`;
+      const request: PermissionRequest = {
+        call,
+        decision: { behavior: "ask", reason: question },
+        question,
+        choices: ["yes", "no"],
+        rules: [],
+      };
+      const answer = options.ask ? await options.ask(request).catch(() => "no") : "no";
+      const answered = options.ask ? "the answer was no" : "there was no one to ask";
+      result =
+        answer === "yes"
+          ? await approved(tools, call, context)
+          : refusal(
+              "not_approved",
+              `a PreToolUse hook asks about this call (${decision.reason}), and ${answered}, so nothing ran.`,
+            );
     } else {
       result = await options.gate(tools, call, context);
     }
@@ -66,4 +92,12 @@ export function hookGate(options: HookGateOptions): CallRunner {
     if (beside.length === 0) return result;
     return { ...result, content: `${result.content}\n\n[PostToolUse hook]\n${beside.join("\n")}` };
   };
+}
+
+/** A call in a question: the command of a bash call, else the tool and the path or input. */
+function describeCall(call: ToolCall): string {
+  const input = (call.input ?? {}) as Record<string, unknown>;
+  if (call.name === "bash" && typeof input.command === "string") return `the command \`${input.command}\``;
+  if (typeof input.path === "string") return `${call.name} of ${input.path}`;
+  return `${call.name} ${JSON.stringify(input).slice(0, 200)}`;
 }

@@ -2,8 +2,9 @@
  * What a hook reads: one JSON object on stdin, in Claude Code's field names, so a hook written for
  * Claude Code reads this course's events unchanged. One builder per event.
  *
- * Left out: `transcript_path` (the course writes no transcript before s07-sessions) and Claude
- * Code's events this course does not fire (Notification, PreCompact, SubagentStop, SessionEnd ...).
+ * Left out: `transcript_path` on every event (s07-sessions adds it to SessionStart, for a session
+ * it resumes) and Claude Code's events this course does not fire (Notification, PreCompact,
+ * SubagentStop, SessionEnd ...).
  */
 import { isAbsolute, resolve } from "node:path";
 import type { ToolCall, ToolResult } from "@harness/shared";
@@ -37,6 +38,7 @@ export interface HookInputCommon {
 /** The object a hook gets on stdin; `hook_event_name` says which event it is. */
 export type HookInput =
   | (HookInputCommon & { hook_event_name: "SessionStart"; source: "startup" })
+  | (HookInputCommon & { hook_event_name: "SessionStart"; source: "resume"; transcript_path: string })
   | (HookInputCommon & { hook_event_name: "UserPromptSubmit"; prompt: string })
   | (HookInputCommon & {
       hook_event_name: "PreToolUse";
@@ -55,9 +57,14 @@ export type HookInput =
 
 const common = (session: HookSession): HookInputCommon => ({ session_id: session.sessionId, cwd: session.cwd });
 
-/** The session has started (a new one; s07 adds resumed ones). */
-export function sessionStartInput(session: HookSession): HookInput {
-  return { ...common(session), hook_event_name: "SessionStart", source: "startup" };
+/**
+ * The session has started: a new one, or, given the path of its transcript, one resumed from it
+ * (s07): then `source` is "resume" and the hook may read the conversation so far at `transcript_path`.
+ */
+export function sessionStartInput(session: HookSession, transcriptPath?: string): HookInput {
+  const start = { ...common(session), hook_event_name: "SessionStart" } as const;
+  if (transcriptPath === undefined) return { ...start, source: "startup" };
+  return { ...start, source: "resume", transcript_path: transcriptPath };
 }
 
 /** The user typed a prompt; it has not been sent yet. */

@@ -1,11 +1,15 @@
+export * from "./agent-loop.ts";
+export * from "./agent-stop-reason.ts";
 export * from "./combine-hook-outcomes.ts";
 export * from "./combine-permission.ts";
 export * from "./continue-after-stop.ts";
 export * from "./hook-gate.ts";
 export * from "./hook-input.ts";
 export * from "./load-hooks.ts";
+export { hooksCli, type StartedHooks, startHooks } from "./main.ts";
 export * from "./match-hooks.ts";
 export * from "./read-hook-run.ts";
 export * from "./run-hook.ts";
 export * from "./run-hooks.ts";
+export * from "./submit-prompt.ts";
 export * from "./trust.ts";

@@ -1,126 +1,83 @@
 /**
- * s06's command line: s05's, plus the user's hooks. The hooks are read once at start
- * (`loadHooks`; what cannot be loaded is printed one line each); the project's hooks run only when
- * trusted (`decideTrust`, asked at the terminal before the first prompt). SessionStart runs before
- * the first prompt, UserPromptSubmit before each; the loop runs the rest.
+ * s06's command line: s05's, plus the user's hooks. The rules and the mode are read as s05 reads
+ * them; the hooks are read once at start (`loadHooks`; what cannot be loaded is printed one line
+ * each). The project's hooks run only when trusted (`decideTrust`, asked at the terminal before
+ * the first prompt). SessionStart runs before the first prompt; the loop runs the rest.
  */
 import { realpathSync } from "node:fs";
-import { relative } from "node:path";
-import { type AgentStopReason, terminalObserver } from "@harness/s03-streaming";
-import { isValidTraceId, newTraceId, TraceWriter, traceDir } from "@harness/s04-tracing";
+import { terminalObserver } from "@harness/s03-streaming";
+import { newTraceId, TraceWriter, traceDir } from "@harness/s04-tracing";
 import {
-  type CliRules,
+  askTheUser,
   defaultPermissionSettings,
-  isPermissionMode,
-  LOCAL_SETTINGS,
-  loadPermissionSettings,
-  PERMISSION_MODES,
   type PermissionMode,
-  type PermissionRequest,
   type PermissionSettings,
-  SettingsError,
-  saveAllowRules,
+  readPermissionStart,
+  S05_OPTIONS,
+  sayWhereTheTraceIs,
 } from "@harness/s05-permissions";
-import {
-  type AskAnswer,
-  type ChapterCli,
-  type CliIo,
-  type CliOptions,
-  type ExtraOption,
-  parseCliArgs,
-  type RunContext,
-  runChapterCli,
-} from "@harness/shared";
+import { type ChapterCli, type CliIo, type RunContext, runChapterCli } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
-import { type HookSession, sessionStartInput, userPromptInput } from "./hook-input.ts";
+import type { AgentStopReason } from "./agent-stop-reason.ts";
+import { type HookInput, type HookSession, sessionStartInput } from "./hook-input.ts";
 import { type LoadedHooks, loadHooks } from "./load-hooks.ts";
+import { killRunningHooks } from "./run-hook.ts";
 import { runHooks } from "./run-hooks.ts";
 import { decideTrust } from "./trust.ts";
 
-/** s05's options, unchanged: `--trace`, the mode and the rules. */
-export const S06_OPTIONS: ExtraOption[] = [
-  {
-    name: "trace",
-    type: "string",
-    optionalValue: true,
-    help: "--trace[=ID]        record every iteration (read it with pnpm trace)",
-  },
-  {
-    name: "permission-mode",
-    type: "string",
-    help: `--permission-mode M what runs when no rule names it: ${PERMISSION_MODES.join(", ")}`,
-  },
-  {
-    name: "allow",
-    type: "string",
-    multiple: true,
-    help: "--allow RULE        run what RULE names without asking (repeatable)",
-  },
-  { name: "ask", type: "string", multiple: true, help: "--ask RULE          ask before what RULE names (repeatable)" },
-  { name: "deny", type: "string", multiple: true, help: "--deny RULE         never run what RULE names (repeatable)" },
-];
+/** What a session's hooks start with, decided once, before its first prompt. */
+export interface StartedHooks {
+  /** Whether the project's hooks may run (`decideTrust`). */
+  runProjectHooks: boolean;
+  /** What SessionStart hooks printed for the model: sent with the next prompt sent, then emptied. */
+  context: string[];
+}
 
-/** The chapter's CLI, with the rules read, the mode chosen and the hooks loaded. */
+/**
+ * Once per session, before its first prompt: decide whether the project's hooks run (the user is
+ * asked only at a `terminal`; without one, untrusted hooks do not run), then run SessionStart with
+ * `start` (`sessionStartInput`). Every line for the user goes to the view.
+ * Contract: never rejects for a hook that fails; it runs nothing when no hook is loaded.
+ */
+export async function startHooks(
+  loaded: LoadedHooks,
+  start: HookInput,
+  context: RunContext,
+  terminal: boolean,
+): Promise<StartedHooks> {
+  if (loaded.hooks.length === 0) return { runProjectHooks: false, context: [] };
+  const ask = (question: string) => context.ask(question, ["yes", "no", "always"]);
+  const trust = await decideTrust(start.cwd, loaded, { ask: terminal ? ask : undefined });
+  if (trust.notice) context.view.note(trust.notice);
+  const opening = await runHooks(loaded.hooks, start, { cwd: start.cwd, runProjectHooks: trust.runProjectHooks });
+  for (const line of opening.notices) context.view.note(`hook: ${line}`);
+  return { runProjectHooks: trust.runProjectHooks, context: opening.context };
+}
+
+/**
+ * The chapter's CLI, with the rules read, the mode chosen and the hooks loaded. `terminal`: whether
+ * the user can be asked to trust the project's hooks (without one, untrusted hooks do not run).
+ */
 export function hooksCli(
   settings: PermissionSettings,
   mode: PermissionMode,
   loaded: LoadedHooks,
+  terminal: boolean,
 ): ChapterCli<AgentStopReason> {
   let trace: TraceWriter | undefined;
-  let started: Promise<{ session: HookSession; runProjectHooks: boolean }> | undefined;
-  // once per session, before the first prompt: trust, then SessionStart
-  const start = async (context: RunContext) => {
-    const session = { sessionId: crypto.randomUUID(), cwd: context.options.cwd };
-    if (loaded.hooks.length === 0) return { session, runProjectHooks: false };
-    const trust = await decideTrust(context.options.cwd, loaded, { ask: (question) => context.ask(question) });
-    if (trust.notice) context.view.note(trust.notice);
-    const opening = await runHooks(loaded.hooks, sessionStartInput(session), {
-      cwd: session.cwd,
-      runProjectHooks: trust.runProjectHooks,
-    });
-    for (const line of opening.notices) context.view.note(`hook: ${line}`);
-    startContext = opening.context;
-    return { session, runProjectHooks: trust.runProjectHooks };
-  };
-  let startContext: string[] = [];
-  const sayWhereTheTraceIs = ({ view, options }: RunContext) => {
-    if (!trace) return;
-    const here = process.env.INIT_CWD ?? process.cwd();
-    // the tracer reads the traces of the directory it is started from; name the project when it is another
-    const near = relative(here, options.cwd) || ".";
-    const custom =
-      traceDir(options.cwd) === traceDir(here) ? "" : ` --cwd ${near.startsWith("..") ? options.cwd : near}`;
-    view.note(
-      `trace ${trace.traceId} → ${trace.path}\n  pnpm trace show ${trace.traceId}${custom}   ·   pnpm trace view ${trace.traceId}${custom}`,
-    );
-  };
+  let session: HookSession | undefined;
+  let started: Promise<StartedHooks> | undefined;
   return {
     command: "s06",
     summary: "the user's hooks at the loop's fixed points",
     interruptible: true,
-    exitCodes: { aborted: 130 },
-    extraOptions: S06_OPTIONS,
+    exitCodes: { aborted: 130, prompt_blocked: 4 },
+    extraOptions: S05_OPTIONS,
     async run(history, context) {
       const { client, model, options, signal, view } = context;
-      started ??= start(context);
-      const { session, runProjectHooks } = await started;
-      const prompt = history.at(-1);
-      if (loaded.hooks.length > 0 && prompt?.role === "user" && typeof prompt.content === "string") {
-        const submitted = await runHooks(loaded.hooks, userPromptInput(session, prompt.content), {
-          cwd: session.cwd,
-          signal,
-          runProjectHooks,
-        });
-        for (const line of submitted.notices) view.note(`hook: ${line}`);
-        if (submitted.block !== undefined) {
-          history.pop(); // the prompt is not sent
-          view.note(`hook: prompt blocked: ${submitted.block}`);
-          return blocked();
-        }
-        const extra = [...startContext, ...submitted.context];
-        startContext = [];
-        if (extra.length > 0) prompt.content = `${prompt.content}\n\n${extra.join("\n")}`;
-      }
+      session ??= { sessionId: crypto.randomUUID(), cwd: options.cwd };
+      started ??= startHooks(loaded, sessionStartInput(session), context, terminal);
+      const hooks = await started;
       const id = options.extra.trace; // true: `--trace` alone
       if (id !== undefined && !trace) {
         trace = new TraceWriter(id === true ? newTraceId() : String(id), traceDir(options.cwd));
@@ -137,86 +94,44 @@ export function hooksCli(
         permissionMode: mode,
         ask: (request) => askTheUser(request, context),
         hooks: loaded.hooks,
-        runProjectHooks,
+        runProjectHooks: hooks.runProjectHooks,
         session,
+        promptContext: hooks.context,
       });
-      return running.catch((error) => {
-        sayWhereTheTraceIs(context);
-        throw error;
-      });
+      return running.then(
+        (result) => {
+          if (result.stopReason !== "prompt_blocked") hooks.context = []; // read by the model with this prompt
+          return result;
+        },
+        (error) => {
+          sayWhereTheTraceIs(trace, context);
+          throw error;
+        },
+      );
     },
-    afterRun: (_result, context) => sayWhereTheTraceIs(context),
+    afterRun: (_result, context) => sayWhereTheTraceIs(trace, context),
   };
-}
-
-/** The result of a prompt a UserPromptSubmit hook blocked: nothing was sent. */
-function blocked() {
-  return {
-    stopReason: "final_answer" as const,
-    turns: 0,
-    toolCalls: 0,
-    finalText: "",
-    providerStopReason: null,
-    usage: { inputTokens: 0, outputTokens: 0 },
-  };
-}
-
-/** Put a request to the user; "always" also writes its rules to the local settings, and says so. */
-async function askTheUser(request: PermissionRequest, context: RunContext): Promise<AskAnswer> {
-  const answer = await context.ask(request.question, request.choices);
-  if (answer === "always") {
-    const rules = request.rules.join(", ");
-    const saved = saveAllowRules(context.options.cwd, request.rules);
-    context.view.note(
-      saved instanceof SettingsError
-        ? `allowed for this session: ${rules} (not saved: ${saved.message})`
-        : `allowed from now on: ${rules} (in ${LOCAL_SETTINGS})`,
-    );
-  }
-  return answer;
 }
 
 /**
- * Run the CLI on `argv`. The rules and the mode are read first: a bad one is one line on stderr
- * and exit status 1, before any model call. The hooks are loaded then too; what cannot be
- * loaded is printed one line each, and the rest run.
+ * Run the CLI on `argv`. The rules and the mode are read first, as s05 reads them: a bad one is
+ * one line on stderr and exit status 1, before any model call. The hooks are loaded then too;
+ * what cannot be loaded is printed one line each, and the rest run.
  */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
-  const fail = (message: string) => {
-    io.stderr.write(`s06: error: ${message}\n`);
+  const start = readPermissionStart(argv, io);
+  if (start.kind === "error") {
+    io.stderr.write(`s06: error: ${start.message}\n`);
     return 1;
-  };
-  const badId = argv.find((arg) => arg.startsWith("--trace=") && !isValidTraceId(arg.slice("--trace=".length)));
-  if (badId) return fail(`invalid trace id "${badId.slice(8)}": use letters, digits, . _ -`);
-  let options: CliOptions | undefined;
-  try {
-    options = parseCliArgs(argv, { cwd: io.env.INIT_CWD ?? process.cwd() }, S06_OPTIONS);
-  } catch {
-    options = undefined;
   }
   // bad usage or --help: the shared CLI says what is wrong, or prints the help
-  if (!options || options.help)
-    return runChapterCli(hooksCli(defaultPermissionSettings(), "default", emptyHooks()), argv, io);
-
-  const { extra } = options;
-  const rules = (name: keyof CliRules) => extra[name] as string[] | undefined;
-  const settings = loadPermissionSettings(options.cwd, {
-    allow: rules("allow"),
-    ask: rules("ask"),
-    deny: rules("deny"),
-  });
-  if (settings instanceof SettingsError) return fail(settings.message);
-  const mode = extra["permission-mode"] ?? settings.defaultMode;
-  if (!isPermissionMode(mode)) {
-    return fail(`--permission-mode: "${mode}" is not a mode; use one of ${PERMISSION_MODES.join(", ")}`);
+  if (start.kind === "usage") {
+    const none: LoadedHooks = { hooks: [], problems: [], projectDefinitions: [] };
+    return runChapterCli(hooksCli(defaultPermissionSettings(), "default", none, false), argv, io);
   }
-  const loaded = loadHooks(options.cwd);
+  const loaded = loadHooks(start.options.cwd);
   for (const problem of loaded.problems) io.stderr.write(`s06: hooks: ${problem}\n`);
-  return runChapterCli(hooksCli(settings, mode, loaded), argv, io);
-}
-
-function emptyHooks(): LoadedHooks {
-  return { hooks: [], problems: [], projectDefinitions: [] };
+  return runChapterCli(hooksCli(start.settings, start.mode, loaded, io.stdin.isTTY === true), argv, io);
 }
 
 function processIo(): CliIo {
@@ -232,4 +147,7 @@ function isProgram(): boolean {
   }
 }
 
-if (isProgram()) process.exit(await main(process.argv.slice(2)));
+if (isProgram()) {
+  process.on("exit", killRunningHooks); // a second Ctrl-C exits at once: no hook is left running
+  process.exit(await main(process.argv.slice(2)));
+}

@@ -158,16 +158,16 @@ describe("require-passing-tests.sh", { timeout: 60_000 }, () => {
   it("sends the loop on with the failures while the tests fail, and lets it stop once they pass", async () => {
     writeFileSync(join(project, "broken"), "");
     const failing = await runHooks(loaded.hooks, stopInput(session, false), options());
-    const decision = continueAfterStop(failing, 0);
+    const decision = continueAfterStop(failing, false);
     expect(decision.kind).toBe("continue");
     expect(decision.kind === "continue" && decision.message).toMatch(
-      /^The tests fail \(npm test\)\. Fix them before you finish; the last lines of the output:\n[\s\S]*1 test failed: add\.test\.js/,
+      /^The tests fail: `npm test` exits with code 1\. Fix them before you finish; the last lines of its output:\n[\s\S]*1 test failed: add\.test\.js/,
     );
 
     rmSync(join(project, "broken"));
     const passing = await runHooks(loaded.hooks, stopInput(session, true), options());
     expect(passing.block).toBeUndefined();
     expect(passing.notices).toEqual([]);
-    expect(continueAfterStop(passing, 1)).toEqual({ kind: "stop" });
+    expect(continueAfterStop(passing, true)).toEqual({ kind: "stop" });
   });
 });

@@ -22,4 +22,13 @@ export const exercises = [
     test: "never lets a hook loosen a deny",
     expect: "fail",
   },
+  {
+    // the Stop bound taken away: a Stop hook that always blocks keeps sending the loop on
+    id: 3,
+    file: "src/agent-loop.ts",
+    find: "stopHookActive = true;",
+    replace: "",
+    test: "ends the run after exactly one more model call",
+    expect: "fail",
+  },
 ];

@@ -15,6 +15,12 @@ describe("hook inputs", () => {
     const common = { session_id: "session-7", cwd: "/work/project" };
     const call = { id: "toolu_9", name: "bash", input: { command: "ls" } };
     expect(sessionStartInput(session)).toEqual({ ...common, hook_event_name: "SessionStart", source: "startup" });
+    expect(sessionStartInput(session, "/home/u/.harness/projects/p/sessions/s.jsonl")).toEqual({
+      ...common,
+      hook_event_name: "SessionStart",
+      source: "resume",
+      transcript_path: "/home/u/.harness/projects/p/sessions/s.jsonl",
+    });
     expect(userPromptInput(session, "hi")).toEqual({ ...common, hook_event_name: "UserPromptSubmit", prompt: "hi" });
     expect(preToolUseInput(session, call)).toEqual({
       ...common,

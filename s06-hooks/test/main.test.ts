@@ -1,50 +1,273 @@
 /**
- * s06 through the real CLI: a child process, the scripted model (--offline), a home of its own.
+ * s06 through the real CLI: a child process, a home of its own, the demo brain (--offline) or a
+ * scripted model served on 127.0.0.1 whose requests the test reads.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { cleanEnv, project, runCli } from "./run-cli.ts";
+import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import {
+  historyProblems,
+  reply,
+  ScriptedModel,
+  type ScriptStep,
+  startScriptedServer,
+  textReply,
+  toolUse,
+} from "@harness/shared";
+import { cliRunner, fakeTerminal, until } from "@harness/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { TRUST_FILE } from "../src/index.ts";
+import { main } from "../src/main.ts";
 
-const preToolUse = (command: string) =>
-  JSON.stringify({
-    hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command }] }] },
-  });
+const { cleanEnv, project, runCli, runAtTerminal } = cliRunner("s06-hooks");
 
-describe("pnpm s06", () => {
+/** Settings with one group of `command` hooks on `event` (matching `matcher`, when given). */
+const hooked = (event: string, command: string, matcher?: string) =>
+  JSON.stringify({ hooks: { [event]: [{ ...(matcher ? { matcher } : {}), hooks: [{ type: "command", command }] }] } });
+
+const servers: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close();
+});
+
+/** A scripted model on 127.0.0.1 playing `script`, and the environment that points the CLI at it. */
+async function scripted(script: ScriptStep[]) {
+  const model = new ScriptedModel({ script });
+  const server = await startScriptedServer(model);
+  servers.push(server);
+  return { model, env: cleanEnv({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url }) };
+}
+
+/** The messages of each request the model received. */
+const sent = (model: ScriptedModel) => model.requests.map((request) => request.body.messages as MessageParam[]);
+
+/** The demo brain runs `touch made.txt` in `cwd`, the rules allowing it. */
+const touchOffline = (cwd: string) =>
+  runCli(["--offline", "--cwd", cwd, "--allow", "Bash(touch:*)", "Run `touch made.txt`"]);
+
+/** The AgentLoopResult printed by --json: the last line of stdout. */
+const jsonResult = (stdout: string) => JSON.parse(stdout.trimEnd().split("\n").at(-1) ?? "{}");
+
+describe("pnpm s06: PreToolUse", () => {
   it("blocks a bash call when a PreToolUse hook exits 2, and the model reads the hook's stderr", async () => {
     const cwd = project({
-      ".harness/settings.local.json": preToolUse("echo 'no writes on Fridays' >&2; exit 2"),
+      ".harness/settings.local.json": hooked("PreToolUse", "echo 'no writes on Fridays' >&2; exit 2", "Bash"),
     });
-    const { code, stdout } = await runCli(
-      ["--offline", "--cwd", cwd, "--allow", "Bash(touch:*)", "Run `touch made.txt`"],
-      cleanEnv(),
-    );
+    const { code, stdout } = await touchOffline(cwd);
     expect(code).toBe(0);
-    expect(() => readFileSync(join(cwd, "made.txt"))).toThrow();
-    expect(stdout).toContain("no writes on Fridays");
+    expect(existsSync(join(cwd, "made.txt"))).toBe(false);
     // the model's second turn reads the refusal: every tool_use was answered
     expect(stdout).toContain("Error [denied]: a PreToolUse hook blocked this call: no writes on Fridays");
     expect(stdout).toContain("final_answer · 2 turns · 1 tool call");
   }, 60_000);
 
-  it("does not block when a PreToolUse hook exits 1: the call runs and the answer is given", async () => {
-    const cwd = project({ ".harness/settings.local.json": preToolUse("echo oops >&2; exit 1") });
-    const { code, stdout, stderr } = await runCli(
-      ["--offline", "--cwd", cwd, "--allow", "Bash(touch:*)", "Run `touch made.txt`"],
-      cleanEnv(),
-    );
+  it("does not block when a PreToolUse hook exits 1: the call runs and the user is told", async () => {
+    const cwd = project({ ".harness/settings.local.json": hooked("PreToolUse", "echo oops >&2; exit 1", "Bash") });
+    const { code, stdout } = await touchOffline(cwd);
     expect(code).toBe(0);
     expect(readFileSync(join(cwd, "made.txt"), "utf8")).toBe("");
-    expect(stdout).not.toContain("did not run");
-    expect(`${stdout}${stderr}`).toContain("hook");
+    expect(stdout).toContain("`touch made.txt` exited with code 0");
+    expect(stdout).toMatch(/^hook: PreToolUse hook "echo oops >&2; exit 1" failed \(exit 1\): oops$/m);
   }, 60_000);
 
+  const asks = JSON.stringify({
+    hookSpecificOutput: {
+      hookEventName: "PreToolUse",
+      permissionDecision: "ask",
+      permissionDecisionReason: "touching files needs a look",
+    },
+  });
+  const askingHook = hooked("PreToolUse", `echo '${asks}'`, "Bash");
+
+  it("puts a hook's ask about a call the rules allow to the user; with no terminal the answer is no, said once", async () => {
+    const cwd = project({ ".harness/settings.local.json": askingHook });
+    const { code, stdout, stderr } = await touchOffline(cwd);
+    expect(code).toBe(0);
+    expect(existsSync(join(cwd, "made.txt"))).toBe(false);
+    expect(stdout).toContain(
+      "Error [not_approved]: a PreToolUse hook asks about this call (touching files needs a look), and the answer was no, so nothing ran.",
+    );
+    expect(stderr.split("\n").filter((line) => line.includes("no terminal to ask"))).toEqual([
+      's06: no terminal to ask "the command `touch made.txt` asks (by a PreToolUse hook: touching files needs a look). Run it?": answered no',
+    ]);
+  }, 60_000);
+
+  it("runs the call a hook asks about when the user at the terminal answers yes", async () => {
+    const cwd = project({ ".harness/settings.local.json": askingHook });
+    const term = fakeTerminal({ HARNESS_HOME: join(cwd, ".home") });
+    const exited = main(["--offline", "--cwd", cwd, "--allow", "Bash(touch:*)", "Run `touch made.txt`"], term.io);
+    await until("the question", () => term.out().includes("touching files needs a look). Run it? [y/n] "));
+    term.type("y\r");
+    expect(await exited).toBe(0);
+    expect(existsSync(join(cwd, "made.txt"))).toBe(true);
+    expect(term.out()).toContain("`touch made.txt` exited with code 0");
+  }, 60_000);
+});
+
+describe("pnpm s06: PostToolUse", () => {
+  const touch = reply([toolUse("bash", { command: "touch made.txt && echo made" }, "toolu_touch")]);
+  const allow = ["--allow", "Bash(touch:*)", "--allow", "Bash(echo:*)"];
+
+  it("puts a PostToolUse hook's text for the model beside the call's result", async () => {
+    const context = JSON.stringify({
+      hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "made.txt is new: add it to git" },
+    });
+    const cwd = project({ ".harness/settings.local.json": hooked("PostToolUse", `echo '${context}'`, "Bash") });
+    const { model, env } = await scripted([touch, textReply("done")]);
+    const { code } = await runCli(["--cwd", cwd, ...allow, "Make a file"], env);
+    expect(code).toBe(0);
+    const [, second] = sent(model);
+    expect(second.at(-1)).toEqual({
+      role: "user",
+      content: [
+        {
+          type: "tool_result",
+          tool_use_id: "toolu_touch",
+          content: "made\n[exit code 0]\n\n[PostToolUse hook]\nmade.txt is new: add it to git",
+          is_error: false,
+        },
+      ],
+    });
+  }, 60_000);
+
+  it("shows the model a PostToolUse exit 2's stderr and leaves the call done", async () => {
+    const cwd = project({
+      ".harness/settings.local.json": hooked("PostToolUse", "echo 'made.txt breaks the build' >&2; exit 2", "Bash"),
+    });
+    const { model, env } = await scripted([touch, textReply("done")]);
+    const { code } = await runCli(["--cwd", cwd, ...allow, "Make a file"], env);
+    expect(code).toBe(0);
+    expect(existsSync(join(cwd, "made.txt"))).toBe(true);
+    const result = sent(model)[1].at(-1)?.content as Array<{ content: string; is_error: boolean }>;
+    expect(result[0].content).toBe("made\n[exit code 0]\n\n[PostToolUse hook]\nmade.txt breaks the build");
+    expect(result[0].is_error).toBe(false);
+  }, 60_000);
+});
+
+describe("pnpm s06: Stop", () => {
+  // records what it read on stdin, then blocks, every time
+  const blockingStop =
+    "cat >> stop-inputs.jsonl; echo >> stop-inputs.jsonl; echo 'the tests fail: fix them' >&2; exit 2";
+
+  it("ends the run after exactly one more model call when a Stop hook always blocks", async () => {
+    const cwd = project({ ".harness/settings.local.json": hooked("Stop", blockingStop) });
+    const { model, env } = await scripted([textReply("Done."), textReply("Still done."), textReply("never sent")]);
+    const { code, stdout } = await runCli(["--cwd", cwd, "--json", "Tidy up"], env);
+    expect(code).toBe(0);
+    expect(model.requests).toHaveLength(2);
+    const [first, second] = sent(model);
+    expect(second.at(-1)).toEqual({ role: "user", content: "the tests fail: fix them" });
+    expect([first, second].flatMap((messages) => historyProblems(messages))).toEqual([]);
+    expect(historyProblems([...second, { role: "assistant", content: "Still done." }])).toEqual([]);
+    expect(jsonResult(stdout)).toMatchObject({ stopReason: "final_answer", turns: 2, finalText: "Still done." });
+    // the hook was told the second time that a Stop hook had sent the loop on
+    const inputs = readFileSync(join(cwd, "stop-inputs.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line));
+    expect(inputs.map((input) => input.stop_hook_active)).toEqual([false, true]);
+    expect(stdout.split("\n").filter((line) => line.startsWith("hook: "))).toEqual([
+      "hook: a Stop hook sent the loop on: the tests fail: fix them",
+      "hook: a Stop hook blocked again after the loop went on once for this prompt; the answer stands: the tests fail: fix them",
+    ]);
+  }, 60_000);
+
+  it("ends with max_turns when the turn budget leaves no room for the one more call", async () => {
+    const cwd = project({ ".harness/settings.local.json": hooked("Stop", blockingStop) });
+    const { model, env } = await scripted([textReply("Done."), textReply("never sent")]);
+    const { code, stdout } = await runCli(["--cwd", cwd, "--json", "--max-turns", "1", "Tidy up"], env);
+    expect(code).toBe(2);
+    expect(model.requests).toHaveLength(1);
+    expect(jsonResult(stdout)).toMatchObject({ stopReason: "max_turns", turns: 1 });
+  }, 60_000);
+});
+
+describe("pnpm s06: UserPromptSubmit", () => {
+  const guard = "grep -q password && { echo 'the prompt holds a password' >&2; exit 2; }; exit 0";
+
+  it("sends nothing when a UserPromptSubmit hook exits 2: prompt_blocked, exit 4, one line for the user", async () => {
+    const cwd = project({ ".harness/settings.local.json": hooked("UserPromptSubmit", guard) });
+    const { model, env } = await scripted([textReply("never sent")]);
+    const { code, stdout } = await runCli(["--cwd", cwd, "--json", "my password is hunter2"], env);
+    expect(model.requests).toEqual([]);
+    expect(code).toBe(4);
+    expect(jsonResult(stdout)).toEqual({
+      stopReason: "prompt_blocked",
+      turns: 0,
+      toolCalls: 0,
+      finalText: "",
+      providerStopReason: null,
+      usage: { inputTokens: 0, outputTokens: 0 },
+    });
+    expect(stdout.split("\n").filter((line) => line.startsWith("hook: "))).toEqual([
+      "hook: prompt blocked: the prompt holds a password",
+    ]);
+  }, 60_000);
+
+  it("keeps a blocked prompt out of the history, and the REPL goes on to the next prompt", async () => {
+    const cwd = project({ ".harness/settings.local.json": hooked("UserPromptSubmit", guard) });
+    const { model, env } = await scripted([textReply("Hello.")]);
+    const { code, stdout } = await runCli(["--cwd", cwd], env, "my password is hunter2\nhi\n");
+    expect(code).toBe(0);
+    expect(sent(model)).toEqual([[{ role: "user", content: "hi" }]]);
+    expect(stdout).toContain("── prompt_blocked · 0 turns");
+    expect(stdout).toContain("── final_answer · 1 turn");
+  }, 60_000);
+});
+
+describe("pnpm s06: trust", () => {
+  // a project hook that leaves a mark when it runs
+  const settings = hooked("SessionStart", "touch hook-ran");
+
+  it("runs the project's hooks when the user at the terminal answers yes, and asks again next time", async () => {
+    const cwd = project({ ".harness/settings.json": settings });
+    const env = cleanEnv();
+    const { code, stdout } = await runAtTerminal(["--offline", "--cwd", cwd, "hi"], env, "y\n");
+    expect(code).toBe(0);
+    expect(stdout).toContain("SessionStart: touch hook-ran   (.harness/settings.json)");
+    expect(existsSync(join(cwd, "hook-ran"))).toBe(true);
+    expect(existsSync(join(env.HARNESS_HOME ?? "", TRUST_FILE))).toBe(false);
+  }, 60_000);
+
+  it("runs nothing when the user answers no, and says so", async () => {
+    const cwd = project({ ".harness/settings.json": settings });
+    const { code, stdout } = await runAtTerminal(["--offline", "--cwd", cwd, "hi"], cleanEnv(), "n\n");
+    expect(code).toBe(0);
+    expect(stdout).toContain("hooks: 1 project hook not run (you said no)");
+    expect(existsSync(join(cwd, "hook-ran"))).toBe(false);
+  }, 60_000);
+
+  it("stores always outside the project, and runs the hooks without asking from then on", async () => {
+    const cwd = project({ ".harness/settings.json": settings });
+    const env = cleanEnv();
+    const first = await runAtTerminal(["--offline", "--cwd", cwd, "hi"], env, "a\n");
+    expect(first.stdout).toContain("[y/n/a]");
+    expect(existsSync(join(env.HARNESS_HOME ?? "", TRUST_FILE))).toBe(true);
+    const second = await runCli(["--offline", "--cwd", cwd, "hi"], env);
+    expect(second.code).toBe(0);
+    expect(second.stdout).not.toContain("Run them?");
+    expect(second.stdout).not.toContain("not run");
+    expect(existsSync(join(cwd, "hook-ran"))).toBe(true);
+  }, 60_000);
+
+  it("runs no untrusted project hook without a terminal, and says so in one line", async () => {
+    const cwd = project({ ".harness/settings.json": settings });
+    const { code, stdout } = await runCli(["--offline", "--cwd", cwd, "hi"]);
+    expect(code).toBe(0);
+    expect(existsSync(join(cwd, "hook-ran"))).toBe(false);
+    expect(stdout.split("\n").filter((line) => line.includes("not run"))).toEqual([
+      "hooks: 1 project hook in .harness/settings.json not run: not trusted yet (start the harness at a terminal to review them)",
+    ]);
+  }, 60_000);
+});
+
+describe("pnpm s06: loading", () => {
   it("prints each hook that cannot be loaded on one line, and runs on", async () => {
     const cwd = project({
       ".harness/settings.local.json": JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: "command" }] }] } }),
     });
-    const { code, stderr } = await runCli(["--offline", "--cwd", cwd, "hi"], cleanEnv());
+    const { code, stderr } = await runCli(["--offline", "--cwd", cwd, "hi"]);
     expect(code).toBe(0);
     expect(stderr).toMatch(/^s06: hooks: .*settings\.local\.json/m);
   }, 60_000);

@@ -75,6 +75,7 @@ describe("matchHooks", () => {
     expect(commands(userPromptInput(session, "hi"))).toEqual(["echo prompt"]);
     expect(commands(stopInput(session, false))).toEqual(["echo stop"]);
     expect(commands(sessionStartInput(session))).toEqual(["echo start"]);
+    expect(commands(sessionStartInput(session, "/tmp/s.jsonl"))).toEqual(["echo resume-only"]);
   });
 
   it("runs an identical command once per event, wherever it is configured", () => {

@@ -1,47 +1,85 @@
 /**
- * The chapter text against the code: its ts excerpts are real, its settings example loads, and the
- * names and numbers it states are the code's.
+ * The chapter text cannot drift from the code: its ts excerpts are real, the whole loop is the
+ * source's, every diff hunk is a real piece of the diff between s05's loop and this one and none is
+ * left out, the help and the exit table are what the CLI declares, the settings example loads,
+ * the names and numbers it states are the code's, and every sample run is that command run again
+ * offline.
  */
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REPO_ROOT } from "@harness/shared";
-import { codeFences, containsRun, normalisedLines, sourceLines } from "@harness/testkit";
+import { S05_OPTIONS } from "@harness/s05-permissions";
+import { exitCodeFor, REPO_ROOT, usage } from "@harness/shared";
+import {
+  codeFences,
+  commandWords,
+  containsRun,
+  functionSource,
+  hunkCount,
+  lessonDiffProblems,
+  normalisedLines,
+  readChapterCli,
+  runSample,
+  sampleDirs,
+  sampleRuns,
+  sourceLines,
+} from "@harness/testkit";
 import { describe, expect, it } from "vitest";
-import { MAX_STOP_HOOK_CONTINUATIONS } from "../src/continue-after-stop.ts";
 import { HOOK_EVENTS } from "../src/hook-input.ts";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, loadHooks, PROJECT_SETTINGS } from "../src/load-hooks.ts";
 import { CLAUDE_CODE_TOOL_NAMES } from "../src/match-hooks.ts";
 import { TRUST_FILE } from "../src/trust.ts";
 
 const CHAPTER = join(REPO_ROOT, "s06-hooks");
+const CLI = readChapterCli(CHAPTER);
+const READMES = ["README.md", "README.zh.md"] as const;
+const S05_LOOP = join(REPO_ROOT, "s05-permissions", "src", "agent-loop.ts");
+const S06_LOOP = join(CHAPTER, "src", "agent-loop.ts");
 const text = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
+const file = (path: string) => readFileSync(path, "utf8");
 
-/** Where each text states the code's numbers, in its own words. */
-const NUMBERS: Record<string, string[]> = {
-  "README.md": [
-    `by default\n${DEFAULT_HOOK_TIMEOUT_SECONDS} s`,
-    `at most ${MAX_STOP_HOOK_CONTINUATIONS} times per prompt`,
-    `at most ${MAX_STOP_HOOK_CONTINUATIONS} continuations per prompt`,
-  ],
-  "README.zh.md": [
-    `默认 ${DEFAULT_HOOK_TIMEOUT_SECONDS} 秒`,
-    `最多允许 ${MAX_STOP_HOOK_CONTINUATIONS} 次这样的继续`,
-    `最多继续 ${MAX_STOP_HOOK_CONTINUATIONS} 次`,
-  ],
+/** Where each text states the code's default timeout, in its own words. */
+const TIMEOUT: Record<string, string> = {
+  "README.md": `by default ${DEFAULT_HOOK_TIMEOUT_SECONDS} s`,
+  "README.zh.md": `默认 ${DEFAULT_HOOK_TIMEOUT_SECONDS} 秒`,
 };
 
-describe.each(["README.md", "README.zh.md"])("%s", (name) => {
+describe.each(READMES)("%s", (name) => {
   const markdown = text(name);
+  const diffs = codeFences(markdown, "diff").join("");
 
   it("quotes only real code: each ts excerpt appears line for line in one file of src/", () => {
     const sources = sourceLines([join(CHAPTER, "src")]);
     const excerpts = codeFences(markdown, "ts");
-    expect(excerpts.length).toBeGreaterThanOrEqual(2);
+    expect(excerpts.length).toBeGreaterThanOrEqual(5);
     for (const excerpt of excerpts) {
       const found = sources.some((source) => containsRun(source.lines, normalisedLines(excerpt)));
       expect(found, `not in src/:\n${excerpt}`).toBe(true);
     }
+  });
+
+  it("shows the whole loop: one ts block that is agentLoop as the source has it, doc comment included", () => {
+    const whole = codeFences(markdown, "ts").filter((block) => block.includes("export async function agentLoop("));
+    expect(whole).toEqual([`${functionSource(S06_LOOP)}\n`]);
+  });
+
+  it("shows a diff of s05's loop against this one that is real and leaves out no change but the header", () => {
+    expect(hunkCount(diffs)).toBe(7);
+    expect(lessonDiffProblems(diffs, S05_LOOP, S06_LOOP)).toEqual([]);
+  });
+
+  it("shows the CLI's own --help text", () => {
+    expect(codeFences(markdown, "text")).toContain(`${usage(CLI.command, CLI.summary, S05_OPTIONS, CLI.exitCodes)}\n`);
+  });
+
+  it("lists every stop reason with the exit status the CLI maps it to, prompt_blocked included", () => {
+    const rows = [...markdown.matchAll(/^\|\s*(\d+)\s*\|\s*(`\w+`|\S[^|]*?)\s*\|/gm)];
+    const reasons = rows.map((row) => /^`(\w+)`$/.exec(row[2])?.[1] ?? "error");
+    expect(reasons).toEqual(["final_answer", "max_turns", "max_tokens", "prompt_blocked", "aborted", "error"]);
+    rows.forEach((row, i) => {
+      expect(exitCodeFor(reasons[i], CLI.exitCodes), row[0]).toBe(Number(row[1]));
+    });
   });
 
   it("shows settings that load without a problem", () => {
@@ -63,14 +101,62 @@ describe.each(["README.md", "README.zh.md"])("%s", (name) => {
     for (const [course, claude] of Object.entries(CLAUDE_CODE_TOOL_NAMES)) {
       expect(markdown).toMatch(new RegExp(`\\| \`${course}\` +\\| \`${claude}\` +\\|`));
     }
-    const examples = readdirSync(join(CHAPTER, "examples"));
-    for (const example of examples)
+    for (const example of readdirSync(join(CHAPTER, "examples"))) {
       expect(markdown).toContain(`\`${example === "settings.json" ? "examples/settings.json" : example}\``);
+    }
   });
 
-  it("states the code's numbers and file names", () => {
-    const prose = markdown.replace(/\s*\n\s*/g, " ");
-    for (const phrase of NUMBERS[name]) expect(prose).toContain(phrase.replace(/\n/g, " "));
+  it("states the code's default timeout and the trust file's name", () => {
+    expect(markdown.replace(/\s*\n\s*/g, " ")).toContain(TIMEOUT[name]);
     expect(markdown).toContain(`$HARNESS_HOME/${TRUST_FILE}`);
+  });
+});
+
+describe("the chapter text", () => {
+  it("gives the same code in English and Chinese", () => {
+    const [en, zh] = READMES.map(text);
+    const strip = (block: string) => block.replace(/\s+#.*$/gm, ""); // comments are translated
+    for (const lang of ["ts", "json", "text", "sh", "diff"]) {
+      expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
+    }
+  });
+});
+
+/**
+ * The sample runs, each in a fresh copy of the sample directory the problem's setup block makes
+ * (its path the same length, as the scripted model estimates tokens from the request's size and
+ * the system prompt names the directory). A ```sh block holding one `pnpm sNN ...` command
+ * followed by a ```text block that starts with `[turn 1]` is that command's stdout.
+ */
+describe("the sample runs in README.md", () => {
+  const markdown = text("README.md");
+  const SAMPLE_DIR = "/tmp/s06-sample";
+  const setup = codeFences(markdown, "sh").find((block) => block.startsWith(`mkdir -p ${SAMPLE_DIR}/`)) ?? "";
+  const samples = sampleRuns(markdown);
+  const scripts = JSON.parse(file(join(REPO_ROOT, "package.json"))).scripts as Record<string, string>;
+  const sampleDir = sampleDirs(SAMPLE_DIR, setup);
+
+  it("has a setup block and the samples: s05 missing the failing test, then a sample per example hook", () => {
+    expect(setup).not.toBe("");
+    expect(samples.map((s) => s.command.split(" ")[1])).toEqual(["s05", "s06", "s06", "s06"]);
+  });
+
+  it.each(samples)("shows what `$command` prints", { timeout: 60_000 }, async ({ command, output }) => {
+    const dir = sampleDir();
+    const [, chapter, ...rest] = commandWords(command);
+    const [program, ...args] = scripts[chapter].split(" ");
+    const { code, stdout, stderr } = await runSample(program, [
+      ...args,
+      ...rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir)),
+    ]);
+    expect(code, stderr).toBe(0);
+    expect(stdout.replaceAll(dir, SAMPLE_DIR)).toBe(output);
+    if (chapter !== "s05") return;
+    // the problem: the answer stands, and the test it broke fails
+    const [check] = codeFences(markdown, "sh").filter((block) => block === `node ${SAMPLE_DIR}/test.js\n`);
+    const shown = codeFences(markdown, "text").find((block) => block.startsWith("FAIL "));
+    const tested = spawnSync("sh", ["-c", check.replaceAll(SAMPLE_DIR, dir)], { encoding: "utf8" });
+    expect(tested.status).toBe(1);
+    expect(tested.stdout).toBe(shown);
   });
 });

@@ -63,6 +63,8 @@ export interface CreateClientOptions {
   envFile?: string;
   /** The scripted model's brain (default: the demo brain). */
   brain?: Brain;
+  /** The scripted model's context window in (estimated) tokens; default: no limit. */
+  contextWindow?: number;
 }
 
 /**
@@ -88,7 +90,7 @@ export function createClient(options: CreateClientOptions = {}): ClientChoice {
         .flatMap((place) => CREDENTIALS.map((c) => ({ ...c, place, value: place[c.name]?.trim() })))
         .find((c) => c.value);
   if (!credential) {
-    const scripted = new ScriptedModel({ brain: options.brain ?? demoBrain });
+    const scripted = new ScriptedModel({ brain: options.brain ?? demoBrain, contextWindow: options.contextWindow });
     const why = options.offline ? "--offline was given" : "no ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN is set";
     return {
       client: scripted.client(guarded),

@@ -225,6 +225,74 @@ describe("demoBrain", () => {
     });
   });
 
+  describe("pushing a branch", () => {
+    const prompt = "Push this branch";
+
+    it("pushes with git push", () => {
+      expect(commandsOf(demoBrain(request([{ role: "user", content: prompt }])))).toEqual(["git push"]);
+    });
+
+    it("quotes why when the harness refused the push", () => {
+      const why = "git push is blocked here: leave the push to a person.";
+      const answer = textOf(converse(prompt, [{ content: `Error [denied]: ${why}`, isError: true }]));
+      expect(answer).toBe(`I did not push: the harness refused \`git push\`. It said: ${why}`);
+    });
+
+    it("quotes git when the push ran and failed", () => {
+      const answer = converse(prompt, [
+        { content: "fatal: No configured push destination.\n[exit code 128]", isError: true },
+      ]);
+      expect(textOf(answer)).toBe("`git push` failed (exit code 128):\n\nfatal: No configured push destination.");
+    });
+  });
+
+  describe("writing a file and reading it back", () => {
+    const prompt = 'Write "let total = 1;   " to total.js, then read it back';
+    const tools: Tool[] = ["write_file", "read_file"].map((name) => ({ name, input_schema: { type: "object" } }));
+    const callsOf = (step: ScriptStep) => asReply(step).content.filter((b) => b.type === "tool_use");
+
+    it("writes the quoted text as written, as one line", () => {
+      const [write] = callsOf(demoBrain(request([{ role: "user", content: prompt }], tools)));
+      expect(write).toMatchObject({ name: "write_file", input: { path: "total.js", content: "let total = 1;   \n" } });
+    });
+
+    it("counts the lines ending in whitespace as written and as read back", () => {
+      const messages: MessageParam[] = [{ role: "user", content: prompt }];
+      const answer = (outputs: string[]) => {
+        const history = [...messages];
+        outputs.forEach((output, n) => {
+          const [call] = callsOf(demoBrain(request(history, tools)));
+          history.push({ role: "assistant", content: [{ type: "tool_use", id: `t${n}`, name: call.name, input: {} }] });
+          history.push({ role: "user", content: [{ type: "tool_result", tool_use_id: `t${n}`, content: output }] });
+        });
+        return textOf(demoBrain(request(history, tools)));
+      };
+      expect(answer(["Wrote 18 bytes to total.js.", "     1\tlet total = 1;"])).toBe(
+        "I wrote total.js. The write said:\n\nWrote 18 bytes to total.js.\n\nRead back, it is:\n\nlet total = 1;\n\n" +
+          "As I wrote it, 1 line ended in spaces or tabs; as it is now, 0 lines.",
+      );
+    });
+  });
+
+  describe("failing tests", () => {
+    it("runs the command the message names in backticks, and shows what it prints", () => {
+      const prompt = "The tests fail: `node test.js` exits with code 1. Fix them.";
+      expect(commandsOf(demoBrain(request([{ role: "user", content: prompt }])))).toEqual(["node test.js"]);
+      const answer = textOf(converse(prompt, [{ content: "FAIL add(2, 2)\n[exit code 1]", isError: true }]));
+      expect(answer).toBe(
+        "`node test.js` exits with code 1:\n\nFAIL add(2, 2)\n\nI am the offline scripted model: I can show you the failure, not fix it.",
+      );
+    });
+
+    it("runs npm test when the message names no command, and says when they pass", () => {
+      const prompt = "The tests fail: find out why";
+      expect(commandsOf(demoBrain(request([{ role: "user", content: prompt }])))).toEqual(["npm test"]);
+      expect(textOf(converse(prompt, [{ content: "ok\n[exit code 0]" }]))).toBe(
+        "`npm test` passes now (exit code 0).\n\nok",
+      );
+    });
+  });
+
   describe("a prompt it does not know", () => {
     it("says honestly that it is the offline model, lists the prompts it knows and how to use a real one", () => {
       const step = demoBrain(request([{ role: "user", content: "Write me a sonnet about compilers." }]));
@@ -233,7 +301,7 @@ describe("demoBrain", () => {
       expect(answer).toMatch(/^I am the offline scripted model/);
       // the request offers bash only: the rules that need bash are listed, the others are not
       for (const rule of DEMO_RULES) {
-        if (rule.needs.every((t) => t === "bash")) expect(answer).toContain(`  - ${rule.example}`);
+        if (rule.needs.every((t) => t === "bash") && !rule.unlisted) expect(answer).toContain(`  - ${rule.example}`);
         else expect(answer).not.toContain(rule.example);
       }
       expect(answer).toContain("ANTHROPIC_API_KEY");
@@ -244,6 +312,30 @@ describe("demoBrain", () => {
       expect(commandsOf(step)).toEqual([]);
       expect(textOf(step)).toMatch(/^I am the offline scripted model/);
       expect(textOf(step)).not.toContain("git branch");
+    });
+  });
+
+  describe("asked what it said last", () => {
+    it("quotes its last answer in the history it was sent", () => {
+      const messages: MessageParam[] = [
+        { role: "user", content: "What is the current git branch?" },
+        {
+          role: "assistant",
+          content: [{ type: "tool_use", id: "t1", name: "bash", input: { command: "git branch" } }],
+        },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "main\n[exit code 0]" }] },
+        { role: "assistant", content: [{ type: "text", text: "The current branch is main." }] },
+        { role: "user", content: "What did you just tell me?" },
+      ];
+      expect(textOf(demoBrain(request(messages)))).toBe(
+        "Before this prompt, I told you:\n\nThe current branch is main.",
+      );
+      expect(readConversation(request(messages)).earlier).toEqual(messages.slice(0, -1));
+    });
+
+    it("says there is nothing when the history it was sent holds no answer of its own", () => {
+      const step = demoBrain(request([{ role: "user", content: "What did you just tell me?" }]));
+      expect(textOf(step)).toBe("Nothing yet: the history I was sent holds no answer of mine before this prompt.");
     });
   });
 

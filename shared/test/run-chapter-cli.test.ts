@@ -489,6 +489,33 @@ describe("RunContext.ask", () => {
     expect(term.stdin.listenerCount("keypress")).toBe(0);
   });
 
+  it("puts questions asked at once one after the other, each answered in turn", async () => {
+    const answers: string[] = [];
+    const chapter: ChapterCli<string> = {
+      command: "s00",
+      summary: "a chapter that asks",
+      run: async (history, context) => {
+        // two calls checked at once, each asking: the second question waits for the first answer
+        const both = await Promise.all([context.ask("Read a.txt?"), context.ask("Read b.txt?")]);
+        answers.push(...both);
+        appendAssistantTurn(
+          history,
+          AgentTurn.fromResponse({ content: [{ type: "text", text: "ok" }], stop_reason: "end_turn" } as never),
+        );
+        return result("final_answer");
+      },
+    };
+    const term = fakeTerminal();
+    const exited = runChapterCli(chapter, ["--offline", "go"], term.io);
+    await until("the first question", () => term.out().includes("Read a.txt? [y/n] "));
+    expect(term.out()).not.toContain("Read b.txt?");
+    term.type("y\r");
+    await until("the second question", () => term.out().includes("Read b.txt? [y/n] "));
+    term.type("n\r");
+    expect(await exited).toBe(0);
+    expect(answers).toEqual(["yes", "no"]);
+  });
+
   it("answers no with no terminal, and says so once per question on stderr", async () => {
     const questions = ["Run `rm -rf build`?", "Run `rm -rf build`?", "Write notes.txt?"];
     const answers: string[] = [];

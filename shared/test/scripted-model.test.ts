@@ -81,6 +81,32 @@ describe("ScriptedModel through the real SDK", () => {
       expect(second.content[0]).toMatchObject({ id: "toolu_scripted_0002_0" });
     });
 
+    it("numbers past every scripted id the history holds, as a new process resuming a conversation does", async () => {
+      const { client } = scripted([reply([toolUse("bash", { command: "ls" })])]);
+      const earlier = {
+        type: "tool_use" as const,
+        id: "toolu_scripted_0007_0",
+        name: "bash",
+        input: { command: "pwd" },
+      };
+      const message = await client.messages.create({
+        ...params(),
+        messages: [
+          { role: "user", content: "first" },
+          { role: "assistant", content: [earlier] },
+          {
+            role: "user",
+            content: [
+              { type: "tool_result", tool_use_id: earlier.id, content: "/" },
+              { type: "text", text: "again" },
+            ],
+          },
+        ],
+      });
+      expect(message.id).toBe("msg_scripted_0008");
+      expect(message.content[0]).toMatchObject({ id: "toolu_scripted_0008_0" });
+    });
+
     it("sends the stop reason the script gives, even with a tool call", async () => {
       const { client } = scripted([reply([toolUse("bash", { command: "ls" })], { stopReason: "max_tokens" })]);
       const message = await client.messages.create(params());

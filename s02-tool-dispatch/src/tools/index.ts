@@ -7,6 +7,7 @@ import { readFileTool } from "./read-file.ts";
 import { writeFileTool } from "./write-file.ts";
 
 export { compilePattern, type LineMatcher, type Search, type SearchOptions, searchFiles } from "./grep.ts";
+export { type Resolved, resolveInWorkdir } from "./resolve-in-workdir.ts";
 export { bashTool, editFileTool, globTool, grepTool, readFileTool, writeFileTool };
 
 /** Every tool of this chapter. */

@@ -171,8 +171,14 @@ function readOptionalValues(
   return { args, alone };
 }
 
-/** The `--help` text; `exitCodes` are the chapter's own, listed after the contract's. */
-export function usage(command: string, summary: string, extras: ExtraOption[] = [], exitCodes: ExitCodes = {}): string {
+/** The `--help` text; `exitCodes` are the chapter's own, listed after the contract's; `commands`, its REPL's. */
+export function usage(
+  command: string,
+  summary: string,
+  extras: ExtraOption[] = [],
+  exitCodes: ExitCodes = {},
+  commands: readonly { help: string }[] = [],
+): string {
   const statuses = (codes: ExitCodes) =>
     Object.entries(codes)
       .map(([reason, code]) => `${code} ${reason}`)
@@ -200,6 +206,7 @@ export function usage(command: string, summary: string, extras: ExtraOption[] = 
     "             (from the shell or .env at the repository root; the shell wins)",
     `exit status: ${statuses(EXIT_CODES)}`,
     ...own,
+    ...(commands.length > 0 ? ["", "in the REPL:", ...commands.map((c) => `  ${c.help}`)] : []),
   ].join("\n");
 }
 

@@ -9,7 +9,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import type { AgentLoopResult } from "../agent-loop-result.ts";
 import { appendUserText } from "../append-user-text.ts";
-import { type ClientChoice, createClient } from "../create-client.ts";
+import { type ClientChoice, type CreateClientOptions, createClient } from "../create-client.ts";
 import { historyProblems, isValidHistory } from "../history-problems.ts";
 import { killRunningCommands } from "../run-bash.ts";
 import type { LoopStopReason } from "../stop-reason-for.ts";
@@ -28,8 +28,8 @@ export interface CliContext {
   /**
    * Ask the user a question and wait for the answer (by default yes or no), on the terminal,
    * through the REPL's own line reader.
-   * Contract: never throws; with no terminal the answer is "no", said once per question on
-   * stderr; Ctrl-C or the end of input answers "no".
+   * Contract: never throws; questions asked at once are put one after another; with no terminal
+   * the answer is "no", said once per question on stderr; Ctrl-C or the end of input answers "no".
    */
   ask(question: string, choices?: readonly AskAnswer[]): Promise<AskAnswer>;
 }
@@ -38,6 +38,22 @@ export interface CliContext {
 export interface RunContext extends CliContext {
   /** Aborted on Ctrl-C (chapters that can be interrupted listen to it). */
   signal: AbortSignal;
+}
+
+/**
+ * A command the REPL reads as `/name [arguments]`: it runs on the history instead of being sent as a
+ * prompt. A line whose first word names no command is a prompt, as before.
+ */
+export interface ReplCommand {
+  /** The word after the slash (`compact` for `/compact`). */
+  name: string;
+  /** Its line in `--help`, e.g. `/compact [instructions]  summarise the conversation now`. */
+  help: string;
+  /**
+   * Run it with the rest of the line (trimmed, maybe empty); it may change `history` in place.
+   * Contract: Ctrl-C aborts `context.signal`; a throw is one error line, and the REPL goes on.
+   */
+  run(args: string, history: MessageParam[], context: RunContext): Promise<void>;
 }
 
 /** A chapter's CLI: its name, its help line, and how it runs one prompt. */
@@ -55,6 +71,13 @@ export interface ChapterCli<R extends string> {
   interruptible?: boolean;
   /** Options beyond the contract. */
   extraOptions?: ExtraOption[];
+  /** Commands the REPL reads as `/name [arguments]`. */
+  commands?: readonly ReplCommand[];
+  /**
+   * More for `createClient`, from the parsed options (the scripted model's context window, for
+   * example); the contract's own (offline, model, timeout, environment) always come from the CLI.
+   */
+  clientOptions?(options: CliOptions): Partial<CreateClientOptions>;
   /**
    * The exit status of each stop reason the chapter adds to s01's (`{ aborted: 130 }`); the
    * contract's own (`EXIT_CODES`) cannot be changed. A result listed nowhere exits 1.
@@ -119,7 +142,9 @@ export async function runChapterCli<R extends string>(
     return 1;
   }
   if (options.help) {
-    io.stdout.write(`${usage(chapter.command, chapter.summary, chapter.extraOptions, chapter.exitCodes)}\n`);
+    io.stdout.write(
+      `${usage(chapter.command, chapter.summary, chapter.extraOptions, chapter.exitCodes, chapter.commands)}\n`,
+    );
     return 0;
   }
   let choice: Connection;
@@ -127,6 +152,7 @@ export async function runChapterCli<R extends string>(
     choice =
       chapter.connect?.(options, io.env) ??
       createClient({
+        ...chapter.clientOptions?.(options),
         offline: options.offline,
         model: options.model,
         modelTimeoutSeconds: options.modelTimeoutSeconds,
@@ -146,32 +172,39 @@ export async function runChapterCli<R extends string>(
   const lines = reader?.[Symbol.asyncIterator]();
   let controller: AbortController | null = null;
   const unanswerable = new Set<string>();
+  let asking: Promise<unknown> = Promise.resolve(); // the question being put: the next one waits for it
   const context: CliContext = {
     client: choice.client ?? createClient({ offline: true, env: io.env }).client,
     model: choice.model,
     options,
     view,
-    async ask(question, choices = DEFAULT_CHOICES) {
-      view.modelAnswered();
-      view.endLine();
-      if (!terminal) {
-        if (!unanswerable.has(question)) {
-          io.stderr.write(`${chapter.command}: no terminal to ask "${question}": answered no\n`);
-        }
-        unanswerable.add(question);
-        return "no";
-      }
-      const signal = controller?.signal;
-      if (reader) return askUser(reader, question, choices, signal);
-      // one prompt on a terminal: a reader for this question only, as nothing else reads stdin
-      const once = openReader(io);
-      once.on("SIGINT", onInterrupt);
-      try {
-        return await askUser(once, question, choices, signal);
-      } finally {
-        once.close();
-      }
+    ask(question, choices = DEFAULT_CHOICES) {
+      const answer = asking.then(() => put(question, choices));
+      asking = answer.catch(() => undefined);
+      return answer;
     },
+  };
+  // one question on the terminal: a line reader puts a second question asked meanwhile nowhere
+  const put = async (question: string, choices: readonly AskAnswer[]): Promise<AskAnswer> => {
+    view.modelAnswered();
+    view.endLine();
+    if (!terminal) {
+      if (!unanswerable.has(question)) {
+        io.stderr.write(`${chapter.command}: no terminal to ask "${question}": answered no\n`);
+      }
+      unanswerable.add(question);
+      return "no";
+    }
+    const signal = controller?.signal;
+    if (reader) return askUser(reader, question, choices, signal);
+    // one prompt on a terminal: a reader for this question only, as nothing else reads stdin
+    const once = openReader(io);
+    once.on("SIGINT", onInterrupt);
+    try {
+      return await askUser(once, question, choices, signal);
+    } finally {
+      once.close();
+    }
   };
 
   let history: MessageParam[] = [];
@@ -237,6 +270,33 @@ export async function runChapterCli<R extends string>(
     return code;
   };
 
+  // a REPL command: like a run, it may change the history, Ctrl-C stops it, and the history is told
+  const runCommand = async (command: ReplCommand, args: string): Promise<number> => {
+    untold = true;
+    atRunStart = structuredClone(history);
+    controller = new AbortController();
+    interrupts = 0;
+    let code: number = EXIT_CODES.final_answer;
+    try {
+      await command.run(args, history, { ...context, signal: controller.signal });
+    } catch (error) {
+      view.modelAnswered();
+      view.endLine();
+      fail(error, choice);
+      code = EXIT_CODES.error;
+    } finally {
+      controller = null;
+    }
+    if (exiting) return code;
+    await tell(history).catch((error: unknown) => fail(error, choice));
+    return code;
+  };
+  const runLine = (line: string): Promise<number> => {
+    const [, name, args] = /^\/(\S+)\s*([\s\S]*)$/.exec(line) ?? [];
+    const command = chapter.commands?.find((c) => c.name === name);
+    return command ? runCommand(command, args.trim()) : runOnce(line);
+  };
+
   try {
     if (chapter.loadHistory) {
       try {
@@ -256,7 +316,7 @@ export async function runChapterCli<R extends string>(
       }
     }
     if (!reader || !lines) return await runOnce(options.prompt ?? "");
-    return await repl(reader, lines, io, runOnce);
+    return await repl(reader, lines, io, runLine);
   } finally {
     process.off("SIGINT", onInterrupt);
     reader?.close();

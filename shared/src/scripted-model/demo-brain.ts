@@ -7,6 +7,8 @@
  * which prompts it knows, and how to use a real model.
  */
 import type { MessageCreateParams, MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import { CONTEXT_RULES } from "./context-rules.ts";
+import { recallAnswer } from "./recall-answer.ts";
 import { type ScriptedReply, text, textReply, toolUse, reply as withBlocks } from "./script.ts";
 
 /** A tool call of the current prompt and the result it got. */
@@ -24,6 +26,10 @@ export interface Conversation {
   exchanges: Exchange[];
   /** Names of the tools the request offers. */
   tools: Set<string>;
+  /** The whole conversation the request carries, for rules that read further back than the prompt. */
+  messages: MessageParam[];
+  /** The messages before the latest prompt. */
+  earlier: MessageParam[];
 }
 
 /** One thing the brain knows how to do: a prompt it recognises and the replies it gives. */
@@ -32,6 +38,8 @@ export interface DemoRule {
   example: string;
   /** Tools it needs; it is offered only when the request has them all. */
   needs: string[];
+  /** True for a prompt a harness sends rather than one a user types: not listed as an example. */
+  unlisted?: boolean;
   /** True when this rule answers this prompt (the latest one in the conversation). */
   matches(prompt: string): boolean;
   /** The next reply, from the exchanges so far. */
@@ -44,7 +52,10 @@ export function demoBrain(request: MessageCreateParams): ScriptedReply {
   const usable = DEMO_RULES.filter((rule) => rule.needs.every((t) => conversation.tools.has(t)));
   const rule = usable.find((r) => r.matches(conversation.prompt));
   if (rule) return rule.next(conversation);
-  const examples = usable.map((r) => `  - ${r.example}`).join("\n");
+  const examples = usable
+    .filter((r) => !r.unlisted)
+    .map((r) => `  - ${r.example}`)
+    .join("\n");
   return textReply(
     "I am the offline scripted model: a stand-in for Claude that runs with no key and no network, " +
       "so I only know a few prompts. Try one of these:\n" +
@@ -81,7 +92,7 @@ export function readConversation(request: MessageCreateParams): Conversation {
       });
     }
   }
-  return { prompt, exchanges, tools };
+  return { prompt, exchanges, tools, messages, earlier: messages.slice(0, start) };
 }
 
 function isPrompt(message: MessageParam): boolean {
@@ -90,10 +101,12 @@ function isPrompt(message: MessageParam): boolean {
   return message.content.some((b) => b.type === "text");
 }
 
+/** A prompt is the message's last text: earlier texts in it are older words (a summary, a prompt never answered). */
 function promptText(message: MessageParam | undefined): string {
   if (!message) return "";
   if (typeof message.content === "string") return message.content;
-  return message.content.map((b) => (b.type === "text" ? b.text : "")).join("\n");
+  const texts = message.content.flatMap((b) => (b.type === "text" ? [b.text] : []));
+  return texts.at(-1) ?? "";
 }
 
 /** A bash result split into its output and exit code. */
@@ -344,6 +357,78 @@ const runLine: DemoRule = {
 /** A shell line of several commands, written without backticks. */
 const LINE = /^run ([^`\s][^`]*?(?:&&|\|\||;|\|)[^`]*)$/i;
 
+/** The text of a bash result the harness gave instead of running it (`Error [code]: why`), else undefined. */
+function refusedWhy(exchange: Exchange): string | undefined {
+  const { output, exitCode } = splitBashOutput(exchange);
+  if (!exchange.isError || exitCode !== null) return undefined;
+  return /^Error \[\w+\]: ([\s\S]*)$/.exec(output)?.[1];
+}
+
+/** A push asked for: `git push`, and the answer reads what happened to it (run, failed, or refused). */
+const pushBranch: DemoRule = {
+  example: "Push this branch",
+  needs: ["bash"],
+  matches: (prompt) => /^push (?:this|my) branch\.?$/i.test(prompt.trim()),
+  next({ exchanges }) {
+    if (exchanges.length === 0) return withBlocks([text("I'll push it with `git push`."), bash("git push")]);
+    const why = refusedWhy(exchanges[0]);
+    if (why !== undefined) return textReply(`I did not push: the harness refused \`git push\`. It said: ${why}`);
+    const { output, exitCode } = splitBashOutput(exchanges[0]);
+    if (exitCode === 0) return textReply(`Pushed.${output ? `\n\n${output}` : ""}`);
+    return textReply(`\`git push\` failed (exit code ${exitCode ?? "none"}):\n\n${output}`);
+  },
+};
+
+/** Lines of `text` that end in spaces or tabs. */
+function trailingWhitespaceLines(text: string): number {
+  return text.split("\n").filter((line) => /[ \t]$/.test(line)).length;
+}
+
+/** A file written as the prompt quotes it, then read back: the answer compares the two. */
+const writeThenRead: DemoRule = {
+  example: 'Write "let total = 1;   " to total.js, then read it back',
+  needs: ["write_file", "read_file"],
+  matches: (prompt) => WRITE.test(prompt.trim()),
+  next({ prompt, exchanges }) {
+    const [, content, path] = WRITE.exec(prompt.trim()) ?? [];
+    const written = `${content}\n`;
+    if (exchanges.length === 0) return withBlocks([toolUse("write_file", { path, content: written })]);
+    const [write, read] = exchanges;
+    if (write.isError) return textReply(`I could not write ${path}: ${write.output}`);
+    if (!read) return withBlocks([text("Written. Reading it back:"), toolUse("read_file", { path })]);
+    if (read.isError) return textReply(`I wrote ${path} but could not read it back: ${read.output}`);
+    const now = fileText(read);
+    const count = (n: number) => `${n} line${n === 1 ? "" : "s"}`;
+    return textReply(
+      `I wrote ${path}. The write said:\n\n${write.output}\n\nRead back, it is:\n\n${now}\n\n` +
+        `As I wrote it, ${count(trailingWhitespaceLines(written))} ended in spaces or tabs; as it is now, ${count(trailingWhitespaceLines(now))}.`,
+    );
+  },
+};
+const WRITE = /^write ["“](.*?)["”] to ([\w./-]+),? then read it back$/i;
+
+/**
+ * Failing tests reported: run the test command the message names in backticks (else `npm test`)
+ * and answer with what it prints. The scripted model can show a failure, not fix one.
+ */
+const testsFail: DemoRule = {
+  example: "The tests fail: find out why",
+  needs: ["bash"],
+  matches: (prompt) => /\btests? (?:fail|failed|are failing)\b/i.test(prompt),
+  next({ prompt, exchanges }) {
+    const command = /`([^`]+)`/.exec(prompt)?.[1] ?? "npm test";
+    if (exchanges.length === 0) return withBlocks([text(`I'll run \`${command}\` to see the failure.`), bash(command)]);
+    const why = refusedWhy(exchanges[0]);
+    if (why !== undefined) return textReply(`The harness did not run \`${command}\`. It said: ${why}`);
+    const { output, exitCode } = splitBashOutput(exchanges[0]);
+    if (exitCode === 0) return textReply(`\`${command}\` passes now (exit code 0).${output ? `\n\n${output}` : ""}`);
+    return textReply(
+      `\`${command}\` exits with code ${exitCode ?? "none"}:\n\n${output}\n\n` +
+        "I am the offline scripted model: I can show you the failure, not fix it.",
+    );
+  },
+};
+
 /** Every rule, in the order they are tried. Chapters' tools decide which are offered. */
 export const DEMO_RULES: DemoRule[] = [
   createFile,
@@ -356,6 +441,11 @@ export const DEMO_RULES: DemoRule[] = [
   editFile,
   readWithNamedTool,
   runLine,
+  pushBranch,
+  writeThenRead,
+  testsFail,
+  recallAnswer,
+  ...CONTEXT_RULES,
 ];
 
 function quote(value: string): string {

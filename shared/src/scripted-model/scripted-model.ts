@@ -13,8 +13,9 @@ import type { MessageCreateParams } from "@anthropic-ai/sdk/resources/messages";
 import { historyProblems } from "../history-problems.ts";
 import { ChatCompletionsWire, type WireRequest } from "./openai-chat-wire.ts";
 import { ResponsesWire } from "./openai-responses-wire.ts";
+import { type ManagedRequest, manageContext } from "./context-management.ts";
 import type { ScriptedFault, ScriptedReply, ScriptStep } from "./script.ts";
-import { encodeSse, messageBody, type SseEvent, streamEvents, type WireContext } from "./wire.ts";
+import { encodeSse, estimateInputTokens, messageBody, type SseEvent, streamEvents, type WireContext } from "./wire.ts";
 
 /** The wire formats the scripted model speaks, by the API whose endpoint it answers. */
 export type ScriptedApi = "messages" | "chat-completions" | "responses";
@@ -47,6 +48,11 @@ export interface ScriptedModelOptions {
    * request asked for, so a response or a trace never passes the scripted model off as Claude.
    */
   model?: string;
+  /**
+   * Input tokens a request may hold (estimated, about four characters a token); a longer one is
+   * refused as the API refuses it: 400 "prompt is too long: N tokens > M maximum". Default: no limit.
+   */
+  contextWindow?: number;
 }
 
 /** The model id the scripted model answers under, whatever model the request named. */
@@ -61,11 +67,13 @@ export class ScriptedModel {
   private readonly model?: string;
   private readonly chat = new ChatCompletionsWire();
   private readonly responses = new ResponsesWire();
+  private readonly contextWindow?: number;
 
   constructor(options: ScriptedModelOptions = {}) {
     this.script = [...(options.script ?? [])];
     this.brain = options.brain;
     this.model = options.model;
+    this.contextWindow = options.contextWindow;
   }
 
   /** Append steps to the script. */
@@ -80,7 +88,9 @@ export class ScriptedModel {
 
   /** A `fetch` that answers from this model; give it to the SDK's `fetch` option. */
   readonly fetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> =>
-    this.handle(new Request(input, init));
+    // the caller's own signal: a Request's copy of it stops following it once the Request is
+    // garbage collected (undici links the two weakly), and a hanging reply would then never end
+    this.handle(new Request(input, init), init?.signal ?? undefined);
 
   /**
    * An SDK client wired to this model in process. The key is a dummy: the SDK refuses to send
@@ -95,8 +105,8 @@ export class ScriptedModel {
     });
   }
 
-  /** Answer one HTTP request. */
-  async handle(request: Request): Promise<Response> {
+  /** Answer one HTTP request; aborting `signal` (by default the request's own) ends a reply in progress. */
+  async handle(request: Request, signal: AbortSignal = request.signal): Promise<Response> {
     const url = new URL(request.url);
     const api = apiOf(url.pathname);
     if (request.method !== "POST" || !api) {
@@ -123,17 +133,29 @@ export class ScriptedModel {
     }
     const invalid = "problem" in read ? read.problem : requestProblem(body);
     if (invalid) return errorResponse(api, 400, invalid);
+    // what the model reads: the history after the server's context management (context-management.ts)
+    const managed = manageContext(body, headers);
+    if (typeof managed === "string") return errorResponse(api, 400, managed);
+    const inputTokens = estimateInputTokens(managed.body);
+    if (this.contextWindow !== undefined && inputTokens > this.contextWindow) {
+      return errorResponse(api, 400, `prompt is too long: ${inputTokens} tokens > ${this.contextWindow} maximum`);
+    }
 
-    const step = this.script.shift() ?? this.brain?.(body);
-    if (!step) return errorResponse(api, 400, `scripted model: no scripted reply left for request #${n}`);
+    const step = managed.pause ? undefined : (this.script.shift() ?? this.brain?.(managed.body));
+    if (!step && !managed.pause) {
+      return errorResponse(api, 400, `scripted model: no scripted reply left for request #${n}`);
+    }
 
+    // ids numbered after any the history holds: a conversation resumed by a new process keeps them unique
+    const id = String(Math.max(n, lastIdNumber(body.messages) + 1)).padStart(4, "0");
     const ctx: WireContext = {
-      messageId: `msg_scripted_${String(n).padStart(4, "0")}`,
+      messageId: `msg_scripted_${id}`,
       model: this.model ?? SCRIPTED_MODEL_ID,
-      toolUseId: (i) => `toolu_scripted_${String(n).padStart(4, "0")}_${i}`,
-      inputTokens: Math.ceil(JSON.stringify([body.system ?? "", body.tools ?? [], body.messages]).length / 4),
+      toolUseId: (i) => `toolu_scripted_${id}_${i}`,
+      inputTokens,
+      contextManagement: managed.response,
     };
-    return this.answer(api, raw, step, body.stream === true, ctx, request.signal);
+    return this.answer(api, raw, withCompaction(step, managed), body.stream === true, ctx, signal);
   }
 
   /** The reply (or fault) in the wire format of `api`. */
@@ -216,6 +238,14 @@ async function answer(
   });
 }
 
+/** The step with the server's compaction block first, when the request triggered one (alone, when it pauses). */
+function withCompaction(step: ScriptStep | undefined, managed: ManagedRequest): ScriptStep {
+  if (!managed.compaction) return step as ScriptStep;
+  const block = { type: "other" as const, block: managed.compaction };
+  if (managed.pause || !step) return { kind: "reply", content: [block], stopReason: "compaction" };
+  return step.kind === "reply" ? { ...step, content: [block, ...step.content] } : step;
+}
+
 const FAULT_REPLY: ScriptedReply = {
   kind: "reply",
   content: [{ type: "text", text: "This reply is interrupted by a scripted fault before it ends." }],
@@ -261,6 +291,19 @@ function sseBody(events: string[], delayMs: number, signal: AbortSignal, cut: bo
       }
     },
   });
+}
+
+/** The highest number in the history's scripted tool_use ids (`toolu_scripted_0003_0` → 3), 0 for none. */
+function lastIdNumber(messages: MessageCreateParams["messages"]): number {
+  let highest = 0;
+  for (const message of messages) {
+    if (typeof message.content === "string") continue;
+    for (const block of message.content) {
+      const n = block.type === "tool_use" ? /^toolu_scripted_(\d+)_/.exec(block.id)?.[1] : undefined;
+      if (n) highest = Math.max(highest, Number(n));
+    }
+  }
+  return highest;
 }
 
 function requestProblem(body: MessageCreateParams): string | null {

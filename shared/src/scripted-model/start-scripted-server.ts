@@ -34,7 +34,7 @@ export async function startScriptedServer(model: ScriptedModel): Promise<Scripte
         body: req.method === "POST" ? Buffer.concat(chunks) : undefined,
         signal: controller.signal,
       });
-      const response = await model.handle(request);
+      const response = await model.handle(request, controller.signal);
       res.writeHead(response.status, Object.fromEntries(response.headers));
       if (!response.body) return void res.end();
       const body = Readable.fromWeb(response.body as import("node:stream/web").ReadableStream<Uint8Array>);

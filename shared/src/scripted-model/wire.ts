@@ -19,6 +19,13 @@ export interface WireContext {
   toolUseId: (index: number) => string;
   /** Input tokens to report when the reply does not say. */
   inputTokens: number;
+  /** The response's `context_management` (the server's applied edits), when the request set it. */
+  contextManagement?: Record<string, unknown>;
+}
+
+/** A request's input tokens as the scripted model counts them: about four characters a token. */
+export function estimateInputTokens(body: { system?: unknown; tools?: unknown; messages: unknown }): number {
+  return Math.ceil(JSON.stringify([body.system ?? "", body.tools ?? [], body.messages]).length / 4);
 }
 
 /** The reply's blocks as API content blocks; a `rawInput` tool call carries its raw text as input. */
@@ -51,6 +58,7 @@ export function messageBody(reply: ScriptedReply, ctx: WireContext): Record<stri
     stop_reason: stopReasonOf(reply),
     stop_sequence: null,
     usage: { ...usage, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, service_tier: "standard" },
+    ...(ctx.contextManagement ? { context_management: ctx.contextManagement } : {}),
   };
 }
 
@@ -91,6 +99,11 @@ export function streamEvents(reply: ScriptedReply, ctx: WireContext): SseEvent[]
       start.input = {};
       const json = "rawInput" in block ? block.rawInput : JSON.stringify(block.input);
       deltas = ["", ...pieces(json, 16)].map((p) => ({ type: "input_json_delta", partial_json: p }));
+    } else if (wire.type === "compaction") {
+      // as the API streams it: an empty block, then one delta with its final content
+      start.content = null;
+      start.encrypted_content = null;
+      deltas = [{ type: "compaction_delta", content: wire.content, encrypted_content: wire.encrypted_content }];
     }
     events.push({ event: "content_block_start", data: { type: "content_block_start", index, content_block: start } });
     if (index === 0) events.push({ event: "ping", data: { type: "ping" } });
@@ -105,6 +118,7 @@ export function streamEvents(reply: ScriptedReply, ctx: WireContext): SseEvent[]
       type: "message_delta",
       delta: { stop_reason: stopReasonOf(reply), stop_sequence: null },
       usage: { output_tokens: usage.output_tokens },
+      ...(ctx.contextManagement ? { context_management: ctx.contextManagement } : {}),
     },
   });
   events.push({ event: "message_stop", data: { type: "message_stop" } });

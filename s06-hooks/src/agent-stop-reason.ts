@@ -1,0 +1,9 @@
+/**
+ * How a run of s06's loop ends: s03's results, plus one that the hooks add. A UserPromptSubmit
+ * hook that blocks takes the prompt back before anything is sent, so the run ends with no model
+ * call at all: `prompt_blocked`, 0 turns, the history as it was before the prompt.
+ */
+import type { AgentStopReason as StreamingStopReason } from "@harness/s03-streaming";
+
+/** `final_answer`, `max_turns`, `max_tokens`, `aborted` (s03), or `prompt_blocked`. */
+export type AgentStopReason = StreamingStopReason | "prompt_blocked";

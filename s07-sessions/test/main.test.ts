@@ -1,0 +1,384 @@
+/**
+ * s07 through the real CLI: child processes with a harness home of their own, on the offline
+ * scripted model, or on the scripted model served on 127.0.0.1 where a test reads what was sent.
+ * Every kind of stop, then a resume: the history sent after it must pass the scripted model's
+ * strict checks (it answers an invalid one with the API's 400, and the run fails).
+ */
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
+import { demoBrain, historyProblems, projectSlug, ScriptedModel, startScriptedServer } from "@harness/shared";
+import { cliRunner, fakeTerminal, until } from "@harness/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { INTERRUPTED } from "../src/interrupted-results.ts";
+import { main } from "../src/main.ts";
+import { historyOf, readTranscript } from "../src/read-transcript.ts";
+import { sessionsDir } from "../src/sessions-dir.ts";
+import { onlyTranscript, toolProcess, transcripts } from "./run-cli.ts";
+
+const { cleanEnv, project, runCli, startCli } = cliRunner("s07-sessions");
+
+const BRANCH = ["--allow", "Bash(git branch:*)", "What is the current git branch?"];
+const RECALL = "What did you just tell me?";
+const SLEEP = ["--allow", "Bash(sleep:*)", "Run `sleep 30`"];
+
+const servers: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close();
+});
+
+/** The scripted model with the demo brain, served on 127.0.0.1; the CLI's environment pointed at it. */
+async function servedModel(key = "test-key") {
+  const model = new ScriptedModel({ brain: demoBrain });
+  const server = await startScriptedServer(model);
+  servers.push(server);
+  return { model, env: cleanEnv({ ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: server.url }) };
+}
+
+/** The records of a transcript, by what they hold: "user", "assistant", or "results" for tool results. */
+function shape(path: string): string[] {
+  return readTranscript(path).records.map(({ message }) =>
+    message.role === "assistant"
+      ? "assistant"
+      : typeof message.content !== "string" && message.content[0]?.type === "tool_result"
+        ? "results"
+        : "user",
+  );
+}
+
+describe("pnpm s07", () => {
+  it("answers a follow-up from the history of the session it continues", async () => {
+    const cwd = project({}, { git: true });
+    const env = cleanEnv();
+    const first = await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain("The current branch is main.");
+    const path = onlyTranscript(cwd, env);
+    const id = path.slice(-"00000000-0000-0000-0000-000000000000.jsonl".length, -".jsonl".length);
+    expect(first.stderr).toContain(`s07: session ${id} → ${path}\n`);
+
+    // a new session knows nothing of it; the continued one does
+    const fresh = await runCli(["--offline", "--cwd", cwd, RECALL], env);
+    expect(fresh.stdout).toContain("Nothing yet: the history I was sent holds no answer of mine before this prompt.");
+    const spaced = await runCli(["--offline", "--cwd", cwd, "--resume", id, RECALL], env);
+    expect(spaced.code).toBe(1); // is the id the option's value or the prompt's first word? "=" says
+    expect(spaced.stderr).toContain(`--resume takes its value joined with "=": write --resume=${id}`);
+    const continued = await runCli(["--offline", "--cwd", cwd, `--resume=${id.slice(0, 8)}`, RECALL], env);
+    expect(continued.code).toBe(0);
+    expect(continued.stderr).toContain(`s07: resumed session ${id}: 4 messages (${path})\n`);
+    expect(continued.stdout).toContain("Before this prompt, I told you:\n\nThe current branch is main.");
+    expect(shape(path)).toEqual(["user", "assistant", "results", "assistant", "user", "assistant"]);
+  }, 60_000);
+
+  it("keeps a REPL conversation as one session, every prompt in it", async () => {
+    const cwd = project({}, { git: true });
+    const env = cleanEnv();
+    const cli = startCli(["--offline", "--cwd", cwd, "--allow", "Bash(git branch:*)"], env);
+    await until("the prompt", () => cli.stdout().includes("s07 >> "));
+    cli.child.stdin?.write("What is the current git branch?\n");
+    await until("the answer", () => cli.stdout().includes("The current branch is main."));
+    cli.child.stdin?.write(`${RECALL}\nq\n`);
+    expect(await cli.exited).toBe(0);
+    expect(cli.stdout()).toContain("Before this prompt, I told you:\n\nThe current branch is main.");
+    expect(shape(onlyTranscript(cwd, env))).toEqual(["user", "assistant", "results", "assistant", "user", "assistant"]);
+    expect(transcripts(cwd, env).filter((name) => name.endsWith(".lock"))).toEqual([]); // released at exit
+  }, 60_000);
+
+  it("resumes after Ctrl-C in the middle of a tool: the loop answered the call before it stopped", async () => {
+    const cwd = project();
+    const { model, env } = await servedModel();
+    const cli = startCli(["--cwd", cwd, ...SLEEP], env);
+    await toolProcess(cli, /sleep 30/);
+    cli.child.kill("SIGINT");
+    expect(await cli.exited).toBe(130);
+    const path = onlyTranscript(cwd, env);
+    expect(shape(path)).toEqual(["user", "assistant", "results"]);
+    const results = readTranscript(path).records[2].message.content as ToolResultBlockParam[];
+    expect(results[0]).toMatchObject({ is_error: true });
+    expect(results[0].content).toContain("[interrupted; the process group was killed]");
+
+    const resumed = await runCli(["--cwd", cwd, "--continue", RECALL], env);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).not.toContain("repaired"); // nothing was left to repair
+    expect(model.requests).toHaveLength(2);
+    expect(historyProblems(model.requests[1].body.messages)).toEqual([]);
+    expect(shape(path)).toEqual(["user", "assistant", "results", "user", "assistant"]);
+  }, 60_000);
+
+  it("resumes after kill -9 in the middle of a tool, the repair written to the transcript", async () => {
+    const cwd = project();
+    const { model, env } = await servedModel();
+    const cli = startCli(["--cwd", cwd, ...SLEEP], env);
+    await toolProcess(cli, /sleep 30/);
+    process.kill(-(cli.child.pid as number), "SIGKILL");
+    expect(await cli.exited).toBe(null);
+    const path = onlyTranscript(cwd, env);
+    expect(shape(path)).toEqual(["user", "assistant"]); // the call asked for, no result: the API would refuse this
+    expect(transcripts(cwd, env)).toContain(path.split("/").at(-1)?.replace(".jsonl", ".lock")); // a dead process's lock
+
+    const resumed = await runCli(["--cwd", cwd, "--continue", RECALL], env);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain('s07: repaired: bash had no result recorded; answered "interrupted"\n');
+    // the request after the resume: the repair, then the new prompt, in the one user message after the call
+    const sent = model.requests[1].body.messages;
+    expect(historyProblems(sent)).toEqual([]);
+    expect(sent.at(-1)).toEqual({
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: "toolu_scripted_0001_0", content: INTERRUPTED.content, is_error: true },
+        { type: "text", text: RECALL },
+      ],
+    });
+    // on disk: the repair is there, between the call and the prompt, and the history reads back valid
+    expect(shape(path)).toEqual(["user", "assistant", "results", "user", "assistant"]);
+    expect(historyProblems(historyOf(readTranscript(path).records))).toEqual([]);
+    expect(transcripts(cwd, env).filter((name) => name.endsWith(".lock"))).toEqual([]);
+  }, 60_000);
+
+  it("skips a torn last line, says so, cuts it off and goes on", async () => {
+    const cwd = project({}, { git: true });
+    const env = cleanEnv();
+    await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
+    const path = onlyTranscript(cwd, env);
+    const whole = readFileSync(path, "utf8");
+    const torn = '{"type":"message","id":"0c5e","parentId":"a1","time":"2026-';
+    appendFileSync(path, torn);
+    const resumed = await runCli(["--offline", "--cwd", cwd, "--continue", RECALL], env);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain(
+      `s07: skipped line 6, not whole (${torn.length} bytes: a write cut short): cut it off\n`,
+    );
+    expect(resumed.stdout).toContain("The current branch is main.");
+    expect(readFileSync(path, "utf8").startsWith(whole)).toBe(true);
+    expect(readTranscript(path).torn).toBeUndefined();
+  }, 60_000);
+
+  it("forks: a new session with the history, the original left byte for byte", async () => {
+    const cwd = project({}, { git: true });
+    const env = cleanEnv();
+    await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
+    const original = onlyTranscript(cwd, env);
+    const before = readFileSync(original);
+    const forked = await runCli(["--offline", "--cwd", cwd, "--continue", "--fork", RECALL], env);
+    expect(forked.code).toBe(0);
+    expect(forked.stdout).toContain("Before this prompt, I told you:\n\nThe current branch is main.");
+    expect(readFileSync(original).equals(before)).toBe(true);
+    const copies = transcripts(cwd, env).filter((name) => !original.endsWith(name));
+    expect(copies).toHaveLength(1);
+    const fork = readTranscript(join(sessionsDir(cwd, env), copies[0]));
+    expect(fork.header.forkedFrom).toBe(readTranscript(original).header.id);
+    expect(forked.stderr).toContain(`s07: forked session ${fork.header.forkedFrom} as ${fork.header.id}: 4 messages`);
+    expect(fork.records.map((r) => r.message.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
+  }, 60_000);
+
+  it("never lets two processes that resume one session write to it at once: the second forks", async () => {
+    const cwd = project({}, { git: true });
+    const env = cleanEnv();
+    await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
+    const original = onlyTranscript(cwd, env);
+    const resume = ["--offline", "--cwd", cwd, "--continue", "--allow", "Bash(sleep:*)", "--allow", "Bash(echo:*)"];
+    // the first has the session open and is in the middle of a tool when the second resumes it
+    const first = startCli([...resume, "Run `sleep 30`"], env);
+    first.child.stdin?.end();
+    await toolProcess(first, /sleep 30/);
+    const second = await runCli([...resume, "Run `echo second`"], env);
+    first.child.kill("SIGINT"); // the first is still in its tool: stop it, as the user would
+    expect([await first.exited, second.code]).toEqual([130, 0]);
+    expect(first.stderr()).not.toContain("is open in process");
+    expect(second.stderr).toContain(`is open in process ${first.child.pid}: forked it, so neither loses a line`);
+    const names = transcripts(cwd, env);
+    expect(names.filter((name) => name.endsWith(".jsonl"))).toHaveLength(2);
+    expect(names.filter((name) => name.endsWith(".lock"))).toEqual([]);
+    // the original: its first run and the first process's, in order, and nothing of the second
+    expect(shape(original)).toEqual([
+      ...["user", "assistant", "results", "assistant"],
+      ...["user", "assistant", "results"],
+    ]);
+    // the fork: the copy as it was (the first's call still running, so answered "interrupted" there), then its own run
+    const fork = names.find((name) => name.endsWith(".jsonl") && !original.endsWith(name)) as string;
+    const forkPath = join(sessionsDir(cwd, env), fork);
+    expect(shape(forkPath)).toEqual([
+      ...["user", "assistant", "results", "assistant"],
+      ...["user", "assistant", "results", "user", "assistant", "results", "assistant"],
+    ]);
+    expect(historyProblems(historyOf(readTranscript(forkPath).records))).toEqual([]);
+    expect(readTranscript(forkPath).records.at(-1)?.message.content).toEqual([
+      { type: "text", text: "`echo second` exited with code 0 and printed:\n\nsecond" },
+    ]);
+    expect(JSON.stringify(readTranscript(original).records.at(-1)?.message.content)).toContain("[interrupted");
+  }, 60_000);
+
+  it("never writes a key to the transcript, wherever it turns up in the conversation", async () => {
+    const key = "sk-ant-api03-this-is-not-a-real-key-0123456789";
+    const cwd = project();
+    const { model, env } = await servedModel(key);
+    const run = await runCli(["--cwd", cwd, "--allow", "Bash(echo:*)", `Run \`echo ${key}\``], env);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(key); // the conversation held it: the prompt, the call, its output, the answer
+    expect(Object.values(model.requests[0].headers).join(" ")).toContain(key); // and the model call used it
+    const text = readFileSync(onlyTranscript(cwd, env), "utf8");
+    expect(text).not.toContain(key);
+    expect(text).not.toContain("sk-ant-");
+    expect(text.match(/\[REDACTED\]/g)?.length).toBeGreaterThanOrEqual(4);
+  }, 60_000);
+
+  it("keeps the model's file tools away from the transcripts when the project is the home directory", async () => {
+    const home = project();
+    const env: NodeJS.ProcessEnv = { ...cleanEnv(), HOME: home };
+    delete env.HARNESS_HOME; // the default: ~/.harness, inside the project
+    const first = await runCli(["--offline", "--cwd", home, "Find the TODO comments in this repository"], env);
+    expect(first.stdout).toContain("There are no TODO or FIXME comments here."); // the one in the transcript is not seen
+    const path = onlyTranscript(home, { HARNESS_HOME: join(home, ".harness") }); // where the default puts it
+    const relativePath = path.slice(home.length + 1);
+    const read = await runCli(["--offline", "--cwd", home, `Read ${relativePath} with the read_file tool`], env);
+    expect(read.stdout).toContain(`read_file did not read ${relativePath}. The harness answered:\nError [denied]`);
+  }, 60_000);
+
+  it("refuses to start when HARNESS_HOME would put the transcripts inside the project", async () => {
+    const cwd = project();
+    const run = await runCli(["--offline", "--cwd", cwd, "hi"], cleanEnv({ HARNESS_HOME: join(cwd, "state") }));
+    expect(run.code).toBe(1);
+    expect(run.stderr.split("\n")[1]).toBe(
+      `s07: error: the transcripts must be out of the tools' reach: ${join(cwd, "state", "projects", projectSlug(cwd), "sessions")} is inside the working directory ${cwd}, where the model's tools read: set HARNESS_HOME outside it`,
+    );
+    expect(transcripts(cwd, cleanEnv({ HARNESS_HOME: join(cwd, "state") }))).toEqual([]);
+  }, 60_000);
+
+  it("lets --resume alone pick a session on a terminal, the most recent first", async () => {
+    const cwd = project({}, { git: true });
+    const env = cleanEnv();
+    await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
+    await runCli(["--offline", "--cwd", cwd, "--allow", "Bash(echo:*)", "Run `echo later`"], env);
+    const [older, newer] = transcripts(cwd, env)
+      .map((name) => readTranscript(join(sessionsDir(cwd, env), name)))
+      .sort((a, b) => a.header.created.localeCompare(b.header.created));
+    const term = fakeTerminal(env);
+    const exited = main(["--offline", "--cwd", cwd, "--resume", RECALL], term.io);
+    await until("the first question", () => term.out().includes(`resume 1 (${newer.header.id.slice(0, 8)})? [y/n] `));
+    term.type("n\r");
+    await until("the second question", () => term.out().includes(`resume 2 (${older.header.id.slice(0, 8)})? [y/n] `));
+    term.type("y\r");
+    expect(await exited).toBe(0);
+    expect(term.err()).toContain("s07: the sessions of this project, the most recent first:\n");
+    expect(term.err()).toContain(`s07:   1. ${newer.header.id}  `);
+    expect(term.err()).toContain(`s07:   2. ${older.header.id}  `);
+    expect(term.out()).toContain("Before this prompt, I told you:\n\nThe current branch is main.");
+  }, 60_000);
+
+  describe("with hooks", () => {
+    /** Settings with one `command` hook on `event`. */
+    const hooked = (event: string, command: string) =>
+      JSON.stringify({ hooks: { [event]: [{ hooks: [{ type: "command", command }] }] } });
+
+    it("tells SessionStart whether the session is new or resumed, and where a resumed one's transcript is", async () => {
+      const record = "cat >> starts.jsonl; echo >> starts.jsonl";
+      const cwd = project({ ".harness/settings.local.json": hooked("SessionStart", record) }, { git: true });
+      const env = cleanEnv();
+      await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
+      const path = onlyTranscript(cwd, env);
+      expect((await runCli(["--offline", "--cwd", cwd, "--continue", RECALL], env)).code).toBe(0);
+      const starts = readFileSync(join(cwd, "starts.jsonl"), "utf8")
+        .split("\n")
+        .filter((line) => line.trim() !== "")
+        .map((line) => JSON.parse(line));
+      const id = readTranscript(path).header.id;
+      expect(starts.map((input) => [input.source, input.transcript_path, input.session_id])).toEqual([
+        ["startup", undefined, id],
+        ["resume", path, id],
+      ]);
+    }, 60_000);
+
+    it("never writes a prompt a UserPromptSubmit hook blocks, and the session goes on from before it", async () => {
+      const guard = "grep -q password && { echo 'the prompt holds a password' >&2; exit 2; }; exit 0";
+      const cwd = project({ ".harness/settings.local.json": hooked("UserPromptSubmit", guard) }, { git: true });
+      const env = cleanEnv();
+      const secret = "my password is hunter2";
+      const alone = await runCli(["--offline", "--cwd", cwd, secret], env);
+      expect(alone.code).toBe(4);
+      expect(transcripts(cwd, env)).toEqual([]); // a new session whose only prompt was blocked leaves no file
+      expect(alone.stderr).not.toContain("s07: session ");
+      await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
+      const path = onlyTranscript(cwd, env);
+      const before = readFileSync(path);
+      const blocked = await runCli(["--offline", "--cwd", cwd, "--continue", secret], env);
+      expect(blocked.code).toBe(4);
+      expect(blocked.stdout).toContain("hook: prompt blocked: the prompt holds a password\n");
+      expect(readFileSync(path).equals(before)).toBe(true);
+      const resumed = await runCli(["--offline", "--cwd", cwd, "--continue", RECALL], env);
+      expect(resumed.code).toBe(0);
+      expect(resumed.stdout).toContain("Before this prompt, I told you:\n\nThe current branch is main.");
+      expect(shape(path)).toEqual(["user", "assistant", "results", "assistant", "user", "assistant"]);
+      expect(readFileSync(path, "utf8")).not.toContain("hunter2");
+    }, 60_000);
+
+    it("writes the message a Stop hook sends the loop on with, and resumes after it", async () => {
+      const once = "test -e stopped-once || { touch stopped-once; echo 'Say it once more.' >&2; exit 2; }";
+      const cwd = project({ ".harness/settings.local.json": hooked("Stop", once) }, { git: true });
+      const env = cleanEnv();
+      const first = await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
+      expect(first.code).toBe(0);
+      expect(first.stdout).toContain("hook: a Stop hook sent the loop on: Say it once more.\n");
+      const path = onlyTranscript(cwd, env);
+      expect(shape(path)).toEqual(["user", "assistant", "results", "assistant", "user", "assistant"]);
+      expect(readTranscript(path).records[4].message).toEqual({ role: "user", content: "Say it once more." });
+      const resumed = await runCli(["--offline", "--cwd", cwd, "--continue", RECALL], env);
+      expect(resumed.code).toBe(0);
+      expect(historyProblems(historyOf(readTranscript(path).records))).toEqual([]);
+      expect(shape(path)).toHaveLength(8);
+    }, 60_000);
+  });
+
+  describe("errors: one line, exit 1, and the transcript left as it is", () => {
+    it("refuses a transcript written by a newer version", async () => {
+      const cwd = project({}, { git: true });
+      const env = cleanEnv();
+      await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
+      const path = onlyTranscript(cwd, env);
+      const [header, ...rest] = readFileSync(path, "utf8").split("\n");
+      writeFileSync(path, [JSON.stringify({ ...JSON.parse(header), version: 2 }), ...rest].join("\n"));
+      const before = readFileSync(path);
+      const run = await runCli(["--offline", "--cwd", cwd, "--continue", RECALL], env);
+      expect(run.code).toBe(1);
+      expect(run.stderr.split("\n").slice(1)).toEqual([
+        `s07: error: ${path}: written by a newer version of the harness (transcript version 2; this one reads up to 1); the file is left as it is`,
+        "",
+      ]);
+      expect(readFileSync(path).equals(before)).toBe(true);
+    }, 60_000);
+
+    it.each([
+      [["--continue", "--resume=abcd"], "--continue and --resume: give one of them"],
+      [["--fork"], "--fork goes with --continue or --resume: it copies the session they open"],
+      [["--continue"], "no session to continue in this project"],
+    ])(
+      "refuses %j",
+      async (args, message) => {
+        const cwd = project();
+        const run = await runCli(["--offline", "--cwd", cwd, ...args, "hi"], cleanEnv());
+        expect(run.code).toBe(1);
+        expect(run.stderr).toContain(`s07: error: ${message}`);
+        expect(run.stderr.trim().split("\n").length).toBeLessThanOrEqual(2);
+      },
+      60_000,
+    );
+
+    it("asks for an id when --resume has no terminal to pick on, naming the latest", async () => {
+      const cwd = project({}, { git: true });
+      const env = cleanEnv();
+      await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
+      const id = readTranscript(onlyTranscript(cwd, env)).header.id;
+      const run = await runCli(["--offline", "--cwd", cwd, "--resume", RECALL], env);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(
+        `s07: error: --resume needs an id when there is no terminal to pick on: --resume=ID (the latest: ${id})\n`,
+      );
+    }, 60_000);
+  });
+});

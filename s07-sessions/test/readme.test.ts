@@ -1,0 +1,231 @@
+/**
+ * The chapter text cannot drift from the code: every ```ts excerpt is found verbatim in the
+ * sources, the whole loop is the source's, every ```diff hunk is a real piece of the diff between
+ * s06's loop and this one and no change is left out, the help and the exit table are the CLI's,
+ * the transcript it shows reads as one, and every sample run is that command run again offline
+ * (the kill -9 included), in the order the text runs them.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { exitCodeFor, projectSlug, REPO_ROOT, usage } from "@harness/shared";
+import {
+  cliRunner,
+  codeFences,
+  commandWords,
+  containsRun,
+  functionSource,
+  hunkCount,
+  lessonDiffProblems,
+  normalisedLines,
+  readChapterCli,
+  runSample,
+  sampleDirs,
+  sampleRuns,
+  sourceLines,
+  until,
+} from "@harness/testkit";
+import { describe, expect, it } from "vitest";
+import { S07_OPTIONS } from "../src/main.ts";
+import { historyOf, readTranscript } from "../src/read-transcript.ts";
+import { killGroup, processes } from "./run-cli.ts";
+
+const CHAPTER = join(REPO_ROOT, "s07-sessions");
+const CLI = readChapterCli(CHAPTER);
+const READMES = ["README.md", "README.zh.md"] as const;
+const S06_LOOP = join(REPO_ROOT, "s06-hooks", "src", "agent-loop.ts");
+const S07_LOOP = join(CHAPTER, "src", "agent-loop.ts");
+const SOURCES = sourceLines([join(CHAPTER, "src")]);
+const SCRIPTS = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).scripts as Record<string, string>;
+
+const readme = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
+
+describe.each(READMES)("%s", (name) => {
+  const text = readme(name);
+  const diffs = codeFences(text, "diff").join("");
+
+  it("quotes every ts excerpt verbatim from the sources", () => {
+    const excerpts = codeFences(text, "ts");
+    expect(excerpts.length).toBeGreaterThanOrEqual(8);
+    for (const excerpt of excerpts) {
+      const found = SOURCES.some((source) => containsRun(source.lines, normalisedLines(excerpt)));
+      expect(found, `not found in src/:\n${excerpt}`).toBe(true);
+    }
+  });
+
+  it("shows the whole loop: one ts block that is agentLoop as the source has it, doc comment included", () => {
+    const whole = codeFences(text, "ts").filter((block) => block.includes("export async function agentLoop("));
+    expect(whole).toEqual([`${functionSource(S07_LOOP)}\n`]);
+  });
+
+  it("shows a diff of s06's loop against this one that is real and leaves out no change but the header", () => {
+    expect(hunkCount(diffs)).toBe(9);
+    expect(lessonDiffProblems(diffs, S06_LOOP, S07_LOOP)).toEqual([]);
+  });
+
+  it("shows the CLI's own --help text", () => {
+    expect(codeFences(text, "text")).toContain(`${usage(CLI.command, CLI.summary, S07_OPTIONS, CLI.exitCodes)}\n`);
+  });
+
+  it("lists every stop reason with the exit status the CLI maps it to, prompt_blocked included", () => {
+    const rows = [...text.matchAll(/^\|\s*(\d+)\s*\|\s*(`\w+`|\S[^|]*?)\s*\|/gm)];
+    const reasons = rows.map((row) => /^`(\w+)`$/.exec(row[2])?.[1] ?? "error");
+    expect(reasons).toEqual(["final_answer", "max_turns", "max_tokens", "prompt_blocked", "aborted", "error"]);
+    rows.forEach((row, i) => {
+      expect(exitCodeFor(reasons[i], CLI.exitCodes), row[0]).toBe(Number(row[1]));
+    });
+  });
+
+  it("shows a transcript that reads as one: a header, then messages that follow one another", () => {
+    const [sample] = codeFences(text, "json");
+    const path = join(mkdtempSync(join(tmpdir(), "s07-readme-")), `${JSON.parse(sample.split("\n")[0]).id}.jsonl`);
+    try {
+      writeFileSync(path, sample);
+      const transcript = readTranscript(path);
+      expect(transcript.torn).toBeUndefined();
+      expect(historyOf(transcript.records).map((m) => m.role)).toEqual(["user", "assistant"]);
+    } finally {
+      rmSync(join(path, ".."), { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the chapter text", () => {
+  it("gives the same code in English and Chinese", () => {
+    const [en, zh] = READMES.map(readme);
+    const strip = (block: string) => block.replace(/\s+#.*$/gm, ""); // comments are translated
+    for (const lang of ["ts", "json", "text", "sh", "diff"]) {
+      expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
+    }
+  });
+});
+
+/**
+ * The sample runs: s06's each in a fresh copy of the sample directory the setup block makes (its
+ * path the same length, as the scripted model estimates tokens from the request's size and the
+ * system prompt names the directory); s07's in one copy, with one harness home, in the order the
+ * text runs them. What varies from run to run is normalised: the directory, the home, session ids
+ * (in order of appearance), dates and times.
+ */
+describe("the sample runs in README.md", () => {
+  const text = readme("README.md");
+  const SAMPLE_DIR = "/tmp/s07-sample";
+  const sh = codeFences(text, "sh");
+  const setup = sh.find((block) => block.startsWith(`mkdir -p ${SAMPLE_DIR} `)) ?? "";
+  const sampleDir = sampleDirs(SAMPLE_DIR, setup);
+  const { cleanEnv, startProgram } = cliRunner("s07-sessions");
+
+  /** The program and arguments of a sample command (a `pnpm` script), run in `dir`. */
+  const programOf = (command: string, dir: string) => {
+    const [, script, ...rest] = commandWords(command);
+    const [program, ...args] = SCRIPTS[script].split(" ");
+    return { program, args: [...args, ...rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir))] };
+  };
+
+  /** The block of text right after the ```sh block that holds `command`; `nth` 1: its stderr, when shown. */
+  function outputOf(command: string, nth = 0): string {
+    const fence = `\n${command}\n\`\`\`\n\n\`\`\`text\n`; // the command ends its sh block
+    const start = text.indexOf(fence);
+    expect(start, `no sample of ${command}`).toBeGreaterThan(-1);
+    const rest = text.slice(start + fence.length);
+    const outputs = [rest.slice(0, rest.indexOf("```\n"))];
+    // a run's stderr, when the text shows it: the next text block after some prose
+    const after = rest.slice(rest.indexOf("```\n") + 4);
+    const next = /^(?:[^`\n][^\n]*\n|\n)+```text\n([\s\S]*?)```\n/.exec(after);
+    if (next?.[1].startsWith("Using ")) outputs.push(next[1]);
+    return outputs[nth] ?? "";
+  }
+
+  /** Start one sample command in `dir`, in its own process group (killed after the test), with `env`. */
+  function start(command: string, dir: string, env: NodeJS.ProcessEnv) {
+    const { program, args } = programOf(command, dir);
+    const run = startProgram(program, args, env);
+    run.child.stdin?.end();
+    return run;
+  }
+
+  it("has the setup, the problem's two runs and the try-it sequence", () => {
+    expect(setup).not.toBe("");
+    const commands = sh.filter((block) => /^pnpm /.test(block)).map((block) => commandWords(block)[1]);
+    expect(commands).toEqual(["s06", "s06", "s07", "s07", "s07", "s07", "sessions", "sessions"]);
+  });
+
+  it.each(sampleRuns(text).filter((sample) => sample.command.startsWith("pnpm s06 ")))(
+    "shows what `$command` prints",
+    { timeout: 60_000 },
+    async ({ command, output }) => {
+      const dir = sampleDir();
+      const { program, args } = programOf(command, dir);
+      const { code, stdout, stderr } = await runSample(program, args);
+      expect(code, stderr).toBe(0);
+      expect(stdout.replaceAll(dir, SAMPLE_DIR)).toBe(output);
+    },
+  );
+
+  it("shows what the try-it sequence prints, the kill -9 and the repair included", { timeout: 120_000 }, async () => {
+    const dir = sampleDir();
+    const env = cleanEnv();
+    const home = env.HARNESS_HOME as string;
+    const ids = new Map<string, string>(); // a real id → the text's, in order of appearance
+    const textIds = [...new Set(text.slice(text.indexOf("## Try it")).match(UUID) ?? [])];
+    const times = (output: string) =>
+      output
+        .replace(/\d{4}-\d\d-\d\d([ T])\d\d:\d\d(?::\d\d(?:\.\d{3}Z)?)?/g, "DATE$1TIME")
+        .replace(/(· )\d\d:\d\d:\d\d/g, "$1TIME");
+    /** A real run's output as the text would show it. */
+    const normalise = (output: string) => {
+      for (const id of output.match(UUID) ?? []) if (!ids.has(id)) ids.set(id, textIds[ids.size]);
+      let shown = output.replaceAll(
+        join(home, "projects", projectSlug(dir)),
+        `~/.harness/projects/${projectSlug(SAMPLE_DIR)}`,
+      );
+      shown = shown.replaceAll(dir, SAMPLE_DIR);
+      for (const [real, shownId] of ids)
+        shown = shown.replaceAll(real, shownId).replaceAll(real.slice(0, 8), shownId.slice(0, 8));
+      return times(shown);
+    };
+    const expectOutput = (run: { stdout(): string; stderr(): string }, command: string) => {
+      expect(normalise(run.stdout())).toBe(times(outputOf(command)));
+      const stderr = outputOf(command, 1);
+      if (stderr) expect(normalise(run.stderr())).toBe(times(stderr));
+    };
+    /** A command with the text's ids (or their first characters) put back to the real ones. */
+    const real = (command: string) =>
+      command.replace(/\b[0-9a-f]{4,}(?:-[0-9a-f-]*)?\b/g, (word) => {
+        for (const [id, shownId] of ids) if (shownId.startsWith(word)) return id.slice(0, word.length);
+        return word;
+      });
+    const commands = sh.filter((block) => /^pnpm (s07|sessions) /.test(block)).map((block) => block.trim());
+    const [first, slow, recall, fork, list, show] = commands;
+
+    let run = start(first, dir, env);
+    expect(await run.exited).toBe(0);
+    expectOutput(run, first);
+
+    // the slow one, killed as the text kills it: the pid in the session's lock file
+    run = start(slow, dir, env);
+    let sleeper: { pgid: number } | undefined;
+    await until("sleep 30 to run", () => {
+      sleeper = processes().find((p) => p.ppid === run.child.pid && /sleep 30/.test(p.args));
+      return sleeper !== undefined;
+    });
+    const kill = sh.find((block) => block.startsWith("kill -9 ")) ?? "";
+    const lockGlob = kill
+      .replace(/^kill -9 \$\(cat (.*)\)\n$/, "$1")
+      .replace(`~/.harness/projects/${projectSlug(SAMPLE_DIR)}`, join(home, "projects", projectSlug(dir)));
+    const killed = spawnSync("sh", ["-c", `kill -9 $(cat ${lockGlob})`], { encoding: "utf8" });
+    expect(killed.status, killed.stderr).toBe(0);
+    expect(await run.exited).toBe(null);
+    killGroup(sleeper?.pgid);
+    expect(normalise(run.stdout())).toBe(times(outputOf(slow)));
+
+    for (const command of [recall, fork, list, show]) {
+      run = start(real(command), dir, env);
+      expect(await run.exited, run.stderr()).toBe(0);
+      expectOutput(run, command);
+    }
+  });
+});
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;

@@ -1,0 +1,95 @@
+/**
+ * A compaction: the history becomes a summary of its older part, then its recent tail word for
+ * word. The cut is at a turn boundary (`findCut`), so no tool_use is parted from its tool_result;
+ * the user's latest request is kept word for word, in the tail or beside the summary; and the
+ * result is a history the API accepts, or the old history stays.
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages";
+import { historyProblems } from "@harness/shared";
+import { findCut } from "./find-cut.ts";
+import { estimateTokens } from "./measure-context.ts";
+import { requestSummary, type SummaryRequest } from "./request-summary.ts";
+
+/** What opens the summary in the compacted history. */
+export const SUMMARY_OPENING = "The conversation so far was summarised to fit the context window. The summary:";
+
+/** What a compaction did. */
+export type CompactionOutcome =
+  /** The history was replaced: `summarised` messages became one summary, `kept` stayed word for word. */
+  | { kind: "compacted"; summarised: number; kept: number; summary: string }
+  /** The history is unchanged, and why. */
+  | { kind: "failed"; reason: string }
+  /** Ctrl-C during the summary call: the history is unchanged. */
+  | { kind: "aborted" };
+
+/** How to compact: the summary request's settings, and how much recent history to keep. */
+export interface CompactOptions extends SummaryRequest {
+  /** Keep at most this many tokens of the latest turns word for word (estimated). */
+  tailTokens: number;
+}
+
+/**
+ * Summarise the older part of `messages` and replace it, in place.
+ * Contract: on every outcome `messages` is a history the API accepts (if it was one); on
+ * "failed" and "aborted" it is unchanged. Never throws: a failed summary call is a "failed" outcome.
+ */
+export async function compactHistory(
+  client: Anthropic,
+  messages: MessageParam[],
+  options: CompactOptions,
+): Promise<CompactionOutcome> {
+  const cut = findCut(messages, options.tailTokens);
+  if (cut < 1 || messages.length < 2) return { kind: "failed", reason: "there is nothing to summarise yet" };
+  let summary: string | null;
+  try {
+    summary = await requestSummary(client, messages.slice(0, cut), options);
+  } catch (error) {
+    if (options.signal.aborted) return { kind: "aborted" };
+    return {
+      kind: "failed",
+      reason: `the summary call failed: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+  if (summary === null) return { kind: "aborted" };
+  if (summary === "") return { kind: "failed", reason: "the model returned an empty summary" };
+
+  const compacted = withSummary(messages, cut, summary);
+  const [problem] = historyProblems(compacted);
+  if (problem) return { kind: "failed", reason: `the compacted history would be refused: ${problem}` };
+  if (estimateTokens(compacted) >= estimateTokens(messages)) {
+    return { kind: "failed", reason: "the summary is no shorter than what it replaces" };
+  }
+  messages.splice(0, messages.length, ...compacted);
+  return { kind: "compacted", summarised: cut, kept: compacted.length - 1, summary };
+}
+
+/**
+ * The history from `cut` on, opened by the summary, and by the latest request when the cut left
+ * it behind: the user's words survive a compaction unchanged.
+ */
+export function withSummary(messages: readonly MessageParam[], cut: number, summary: string): MessageParam[] {
+  const tail = messages.slice(cut);
+  const opening: TextBlockParam[] = [{ type: "text", text: `${SUMMARY_OPENING}\n\n${summary}` }];
+  const request = latestRequest(messages);
+  if (request && request.index < cut) opening.push({ type: "text", text: request.text });
+  const [first, ...rest] = tail;
+  if (first?.role !== "user") return [{ role: "user", content: opening }, ...tail];
+  // the tail opens with a prompt: the summary goes before it, in the same message
+  const blocks: ContentBlockParam[] =
+    typeof first.content === "string" ? [{ type: "text", text: first.content }] : first.content;
+  return [{ role: "user", content: [...opening, ...blocks] }, ...rest];
+}
+
+/** The user's latest words and where they are: the last text of the last user message with any. */
+export function latestRequest(messages: readonly MessageParam[]): { index: number; text: string } | null {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index];
+    if (message.role !== "user") continue;
+    if (typeof message.content === "string") return { index, text: message.content };
+    const texts = message.content.flatMap((b) => (b.type === "text" ? [b.text] : []));
+    const text = texts.at(-1);
+    if (text !== undefined && !text.startsWith(SUMMARY_OPENING)) return { index, text };
+  }
+  return null;
+}

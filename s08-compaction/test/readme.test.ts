@@ -1,0 +1,240 @@
+/**
+ * The chapter text cannot drift from the code: every ```ts excerpt is found verbatim in the
+ * sources, the whole loop is the source's, every ```diff hunk is a real piece of the diff between
+ * s07's loop and this one and no change is left out, the help, the exit table and the numbers are
+ * the code's, both languages show the same code, and every sample run is that command run again
+ * offline.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defaultPermissionSettings } from "@harness/s05-permissions";
+import { EXIT_CODES, exitCodeFor, projectSlug, REPO_ROOT, usage } from "@harness/shared";
+import { codeFences, containsRun, normalisedLines, proseOf, sourceLines } from "@harness/testkit";
+import { afterAll, describe, expect, it } from "vitest";
+import { KEEP_RECENT_TURNS } from "../src/clear-old-results.ts";
+import { CONTEXT_WINDOWS, DEFAULT_CONTEXT_BUDGET, THRESHOLDS } from "../src/context-budget.ts";
+import { MAX_COMPACTION_FAILURES } from "../src/context-keeper.ts";
+import { compactionCli, S08_OPTIONS } from "../src/main.ts";
+
+const CHAPTER = join(REPO_ROOT, "s08-compaction");
+const READMES = ["README.md", "README.zh.md"] as const;
+const S07_LOOP = join(REPO_ROOT, "s07-sessions", "src", "agent-loop.ts");
+const S08_LOOP = join(CHAPTER, "src", "agent-loop.ts");
+const SOURCES = sourceLines([join(CHAPTER, "src"), join(REPO_ROOT, "shared", "src")]);
+const CLI = compactionCli(
+  defaultPermissionSettings(),
+  "default",
+  { hooks: [], problems: [], projectDefinitions: [] },
+  { terminal: false, say: () => {}, env: {} },
+  { compaction: "client" },
+);
+
+const readme = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
+const loopFile = (path: string) => readFileSync(path, "utf8");
+
+/** agentLoop in the source, from its doc comment to its closing brace, trailing whitespace trimmed. */
+function agentLoopSource(): string {
+  const lines = loopFile(S08_LOOP).split("\n");
+  const signature = lines.findIndex((line) => line.startsWith("export async function agentLoop("));
+  const start = lines.slice(0, signature).lastIndexOf("/**");
+  const end = lines.indexOf("}", signature);
+  return lines
+    .slice(start, end + 1)
+    .map((line) => line.trimEnd())
+    .join("\n");
+}
+
+/** A diff hunk's two sides: what it removes with its context, and what it adds with its context. */
+function hunkSides(hunk: string): { before: string[]; after: string[] } {
+  const lines = hunk.split("\n").filter((line) => line !== "");
+  const side = (keep: string) =>
+    normalisedLines(
+      lines
+        .filter((line) => line[0] === " " || line[0] === keep)
+        .map((line) => line.slice(1))
+        .join("\n"),
+    );
+  return { before: side("-"), after: side("+") };
+}
+
+/** The lines of a file's first doc comment (its header), as written. */
+function headerComment(path: string): string[] {
+  const lines = loopFile(path).split("\n");
+  return lines.slice(0, lines.indexOf(" */") + 1);
+}
+
+/** The lines a diff removes or adds, each with its sign, trailing whitespace trimmed. */
+function changedLines(diff: string): string[] {
+  return diff
+    .split("\n")
+    .filter((line) => /^[-+]/.test(line) && !/^(?:---|\+\+\+) /.test(line))
+    .map((line) => line.trimEnd());
+}
+
+describe.each(READMES)("%s", (name) => {
+  const text = readme(name);
+
+  it("quotes every ts excerpt verbatim from the sources", () => {
+    const excerpts = codeFences(text, "ts");
+    expect(excerpts.length).toBeGreaterThanOrEqual(9);
+    for (const excerpt of excerpts) {
+      const found = SOURCES.some((source) => containsRun(source.lines, normalisedLines(excerpt)));
+      expect(found, `not found in the sources:\n${excerpt}`).toBe(true);
+    }
+  });
+
+  it("shows the whole loop: one ts block that is agentLoop as the source has it, doc comment included", () => {
+    const whole = codeFences(text, "ts").filter((block) => block.includes("export async function agentLoop("));
+    expect(whole).toEqual([`${agentLoopSource()}\n`]);
+  });
+
+  it("shows diff hunks that are real: s07's loop on one side, this chapter's on the other", () => {
+    const [s07, s08] = [normalisedLines(loopFile(S07_LOOP)), normalisedLines(loopFile(S08_LOOP))];
+    const [diff] = codeFences(text, "diff");
+    const hunks = diff.split(/^@@.*$/m).filter((h) => h.trim() !== "");
+    expect(hunks.length).toBe(9);
+    for (const hunk of hunks) {
+      const { before, after } = hunkSides(hunk);
+      expect(containsRun(s07, before), `not in s07's loop:\n${before.join("\n")}`).toBe(true);
+      expect(containsRun(s08, after), `not in s08's loop:\n${after.join("\n")}`).toBe(true);
+    }
+  });
+
+  it("leaves out no change of the real diff but the file's header comment", () => {
+    const run = spawnSync("git", ["diff", "--no-index", "--no-color", "--", S07_LOOP, S08_LOOP], { encoding: "utf8" });
+    expect(run.status, run.stderr).toBe(1);
+    const shown = changedLines(codeFences(text, "diff")[0]);
+    const real = changedLines(run.stdout).filter(
+      (line) => !headerComment(line[0] === "-" ? S07_LOOP : S08_LOOP).includes(line.slice(1)),
+    );
+    expect(real.length).toBeGreaterThan(0);
+    expect(real.filter((line) => !shown.includes(line))).toEqual([]);
+  });
+
+  it("shows the CLI's own --help text", () => {
+    expect(codeFences(text, "text")).toContain(
+      `${usage(CLI.command, CLI.summary, S08_OPTIONS, CLI.exitCodes, CLI.commands)}\n`,
+    );
+  });
+
+  it("lists each exit status as the CLI maps it, context_overflow's among them", () => {
+    const rows = [...text.matchAll(/^\|\s*(\d+)\s*\|\s*(.+?)\s*\|$/gm)];
+    expect(rows.map((row) => Number(row[1]))).toEqual([0, 2, 3, 4, 5, 1, 130]);
+    for (const [, status, meaning] of rows) {
+      const reason = /^`(\w+)`/.exec(meaning)?.[1] ?? "error";
+      expect(exitCodeFor(reason, CLI.exitCodes), meaning).toBe(Number(status));
+    }
+    expect(rows.length).toBe(Object.keys(EXIT_CODES).length + 2);
+    expect(text).toMatch(/^\|[^|\n]+\| `context_overflow` +\|/m);
+  });
+
+  it("states the code's numbers", () => {
+    const prose = proseOf(text).replace(/\s+/g, " ");
+    const percent = (share: number) => `${Math.round(share * 100)}%`;
+    for (const figure of [percent(THRESHOLDS.clear), percent(THRESHOLDS.summarise)]) expect(prose).toContain(figure);
+    expect(prose).toContain(CONTEXT_WINDOWS[0].window.toLocaleString("en-US"));
+    expect(prose).toContain(DEFAULT_CONTEXT_BUDGET.window.toLocaleString("en-US"));
+    const three = name === "README.md" ? "three" : "三";
+    expect([KEEP_RECENT_TURNS, MAX_COMPACTION_FAILURES]).toEqual([3, 3]);
+    expect(prose).toContain(three);
+    expect(THRESHOLDS.tail).toBe(0.25);
+  });
+});
+
+describe("the chapter text", () => {
+  it("gives the same code in English and Chinese", () => {
+    const [en, zh] = READMES.map(readme);
+    const strip = (block: string) => block.replace(/\s+#.*$/gm, "").replace(/^@@.*$/gm, "@@"); // comments are translated
+    for (const lang of ["ts", "text", "sh", "diff", "mermaid"]) {
+      if (lang === "mermaid") continue; // the diagram's labels are translated
+      expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
+    }
+  });
+});
+
+/**
+ * The sample runs, in a fresh copy of the sample directory the text's setup block makes (its path
+ * the same length, as the scripted model estimates tokens from the request's size and the system
+ * prompt names the directory). Each ```sh block that runs `pnpm s08` and is followed by a ```text
+ * block is run by sh from the repository root; its output must be that block, where a line `…`
+ * stands for lines left out.
+ */
+describe("the sample runs in README.md", () => {
+  const text = readme("README.md");
+  const SAMPLE_DIR = "/tmp/s08-sample";
+  const setup = codeFences(text, "sh").find((block) => block.startsWith(`mkdir -p ${SAMPLE_DIR}\n`)) ?? "";
+  const samples = [...text.matchAll(/^```sh\n([^\n]*pnpm s08 [^\n]*)\n```\n\n```text\n([\s\S]*?)^```$/gm)].map(
+    ([, command, output]) => ({ command, output }),
+  );
+  const scripts = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).scripts as Record<string, string>;
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  function sampleDir(): string {
+    const dir = mkdtempSync("/tmp/s08-");
+    dirs.push(dir);
+    expect(dir.length).toBe(SAMPLE_DIR.length);
+    const made = spawnSync("sh", ["-c", setup.replaceAll(SAMPLE_DIR, dir)], { encoding: "utf8" });
+    expect(made.status, made.stderr).toBe(0);
+    return dir;
+  }
+
+  it("has a setup block and four samples: the problem, then compaction by threshold, by hand, by the server", () => {
+    expect(setup).not.toBe("");
+    expect(samples.map((s) => s.command.match(/--compaction (\w+)/)?.[1] ?? "client")).toEqual([
+      "off",
+      "client",
+      "client",
+      "server",
+    ]);
+  });
+
+  it.each(samples)("shows what `$command` prints", { timeout: 120_000 }, ({ command, output }) => {
+    const dir = sampleDir();
+    const home = mkdtempSync(join(tmpdir(), "s08-home-"));
+    dirs.push(home);
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([key]) => !/^(ANTHROPIC_|HARNESS_|MODEL_ID$|INIT_CWD$|DEBUG$)/.test(key)),
+    );
+    const ran = spawnSync("sh", ["-c", command.replaceAll(SAMPLE_DIR, dir).replace("pnpm s08", scripts.s08)], {
+      cwd: REPO_ROOT,
+      encoding: "utf8",
+      env: { ...env, NO_COLOR: "1", HARNESS_HOME: home },
+    });
+    // what varies from run to run: the home the session is written in, and its id (the text's, in order)
+    const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+    const shownIds = [...new Set(output.match(UUID) ?? [])];
+    let stdout = ran.stdout.replaceAll(
+      join(home, "projects", projectSlug(dir)),
+      `~/.harness/projects/${projectSlug(SAMPLE_DIR)}`,
+    );
+    [...new Set(ran.stdout.match(UUID) ?? [])].forEach((id, i) => {
+      stdout = stdout.replaceAll(id, shownIds[i] ?? id);
+    });
+    const real = stdout
+      .replaceAll(dir, SAMPLE_DIR)
+      .split("\n")
+      .map((line) => line.trimEnd());
+    const shown = output.split("\n").map((line) => line.trimEnd());
+    // each piece between `…` lines is in the real output, in order; the first at its start, the last at its end
+    const pieces = shown
+      .join("\n")
+      .split("\n…\n")
+      .map((piece) => piece.split("\n"));
+    let at = 0;
+    pieces.forEach((piece, i) => {
+      const found = real.findIndex((_, k) => k >= at && piece.every((line, j) => real[k + j] === line));
+      expect(
+        found,
+        `not in the output after line ${at}:\n${piece.join("\n")}\n---\n${real.join("\n")}`,
+      ).toBeGreaterThanOrEqual(at);
+      if (i === 0) expect(found).toBe(0);
+      if (i === pieces.length - 1) expect(found + piece.length).toBe(real.length);
+      at = found + piece.length;
+    });
+  });
+});
