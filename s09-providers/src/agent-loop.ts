@@ -1,12 +1,11 @@
 /**
- * s09 (provisional: built on s06 until s08 lands): the same loop, with one seam. The model call
- * goes through a `ProviderAdapter` instead of s03's `streamTurn` on an Anthropic client; the
- * request, the history and everything after the turn is read stay as they were, whichever wire
- * format the adapter speaks.
+ * s09: the same loop as s08, with one seam. The model call goes through a `ProviderAdapter`
+ * instead of s03's `streamTurn` on an Anthropic client; the request, the history and everything
+ * after the turn is read stay as they were, whichever wire format the adapter speaks.
  */
-import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import type { Message, MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { ALL_TOOLS, notRun, runToolCalls, type ToolMap, toApiTool, toolMap } from "@harness/s02-tool-dispatch";
-import type { AgentStopReason, StreamObserver } from "@harness/s03-streaming";
+import type { StreamObserver } from "@harness/s03-streaming";
 import { RunRecorder, TraceWriter, traceDir } from "@harness/s04-tracing";
 import {
   type AskPermission,
@@ -22,12 +21,13 @@ import {
   hookGate,
   runHooks,
   stopInput,
+  submitPrompt,
 } from "@harness/s06-hooks";
+import { type Answered, addMessage, type TranscriptWriter } from "@harness/s07-sessions";
 import {
   type AgentLoopResult,
   AgentTurn,
   addUsage,
-  appendAssistantTurn,
   DEFAULT_MAX_TOKENS,
   DEFAULT_MAX_TURNS,
   stopReasonFor,
@@ -35,6 +35,13 @@ import {
   type ToolResult,
   toResultBlock,
 } from "@harness/shared";
+import {
+  type AgentStopReason,
+  type CompactionMode,
+  type ContextEvent,
+  ContextKeeper,
+  writeBoundary,
+} from "@harness/s08-compaction";
 import type { ProviderAdapter } from "./provider-adapter.ts";
 
 /** How one run of the loop is set up. */
@@ -73,6 +80,14 @@ export interface AgentLoopOptions {
   runProjectHooks?: boolean;
   /** The session the hooks are told about (default: a fresh id, this cwd). */
   session?: HookSession;
+  /** Text for the model to read with the prompt once UserPromptSubmit lets it through (SessionStart's). */
+  promptContext?: readonly string[];
+  /** Where each message is written as it joins the history (`openSession`); without it, nowhere. */
+  transcript?: TranscriptWriter;
+  /** Who keeps the history inside the window: `client` (default), `server` or `off`. */
+  compaction?: CompactionMode;
+  /** The context window in tokens, overriding the model's (`--context-window`). */
+  contextWindow?: number;
 }
 
 /** What the loop tells its observer (the CLI prints these): the stream's progress, then the rest. */
@@ -85,15 +100,18 @@ export interface LoopObserver extends StreamObserver {
   toolCall?(call: ToolCall): void;
   /** After a tool call ran, with the result the model will read. */
   toolResult?(call: ToolCall, result: ToolResult): void;
-  /** A line from the hooks for the user: a failure, a systemMessage, a Stop bound reached. */
+  /** A line from the hooks for the user: a failure, a systemMessage, a blocked prompt, a Stop hook's block. */
   hookNotice?(line: string): void;
+  /** The context was measured, cleared or summarised. */
+  context?(event: ContextEvent): void;
 }
 
 /**
- * Run the loop on `messages` (which end with the user's prompt), each tool call checked and hooked.
- * Contract: a call runs only when allowed (by a rule, the mode, or the user's answer); a refused
- * call gets an error result saying why. Every tool_use gets its tool_result, and each iteration is
- * recorded, as in s04.
+ * Run the loop on `messages` (which end with the user's prompt), its history kept inside the window.
+ * Contract: a compaction replaces the history in place with a summary and a tail cut at a turn
+ * boundary, a history the API accepts, and writes it to the transcript as a boundary; a call runs
+ * only when allowed, every tool_use gets its tool_result, each message is kept as in s07, and each
+ * iteration is recorded.
  */
 export async function agentLoop(
   adapter: ProviderAdapter,
@@ -116,8 +134,37 @@ export async function agentLoop(
   const runProjectHooks = options.runProjectHooks ?? false;
   const notice = (line: string) => observer.hookNotice?.(line);
   // each call: PreToolUse, s05's gate, PostToolUse
-  const checked = hookGate({ hooks, session, runProjectHooks, settings: permissions, mode, gate, notice });
-  let stopContinuations = 0;
+  const checked = hookGate({
+    hooks,
+    session,
+    runProjectHooks,
+    settings: permissions,
+    mode,
+    gate,
+    ask: options.ask,
+    notice,
+  });
+  // every message: on disk first, then in the history
+  const keep = (message: MessageParam, answered?: Answered) => {
+    options.transcript?.append(message, answered);
+    addMessage(messages, message);
+  };
+  let stopHookActive = false; // a Stop hook sent the loop on: it may not do so again
+  // measures the context; clears, then summarises, the history (context-keeper.ts)
+  const keeper = new ContextKeeper({
+    client,
+    model: options.model,
+    system,
+    tools: [...tools.values()].map(toApiTool),
+    signal,
+    mode: options.compaction,
+    contextWindow: options.contextWindow,
+    onEvent: (event) => {
+      // the history was summarised in place: the transcript gets it as a boundary a resume starts from
+      if (event.kind === "compacted" && options.transcript) writeBoundary(options.transcript, messages);
+      observer.context?.(event);
+    },
+  });
   let usage = { inputTokens: 0, outputTokens: 0 };
   let toolCalls = 0;
   let last: AgentTurn | null = null;
@@ -131,7 +178,17 @@ export async function agentLoop(
       usage,
     });
 
+  // UserPromptSubmit: a prompt a hook blocks is taken back, unsent
+  const hookOptions = { cwd: options.cwd, signal, runProjectHooks };
+  const submitted = await submitPrompt(messages, hooks, { ...hookOptions, session, context: options.promptContext });
+  submitted.notices.forEach(notice);
+  if (submitted.kind === "blocked") return result("prompt_blocked", 0);
+  if (submitted.prompt) options.transcript?.append(submitted.prompt); // in the history already: written as sent
+
   for (let turns = 1; ; turns++) {
+    // inside the window before each call: old results cleared, then the history summarised
+    const unfit = await keeper.fit(messages);
+    if (unfit) return result(unfit, turns - 1);
     if (signal.aborted) return result("aborted", turns - 1);
     observer.modelCall?.(turns);
     const request = {
@@ -140,34 +197,46 @@ export async function agentLoop(
       system,
       tools: [...tools.values()].map(toApiTool),
       messages,
+      ...keeper.serverSetting,
     };
-    const iteration = recorder.iteration(turns, request);
-    const response = await iteration.modelCall(adapter.streamTurn(request, signal, iteration.observe(observer)));
+    let iteration = recorder.iteration(turns, request);
+    let response: Message | null = null;
+    for (let compacted = false; ; compacted = true) {
+      try {
+        response = await iteration.modelCall(adapter.streamTurn(request, signal, iteration.observe(observer)));
+        break;
+      } catch (error) {
+        // the API refused the history as too long: compact it once (in place: the request holds
+        // the same array) and send it again; refused twice, stop
+        if (!keeper.reactsTo(error)) throw error;
+        const unsent = compacted ? "context_overflow" : await keeper.compact(messages, "too_long");
+        if (unsent) return result(unsent, turns - 1);
+        iteration = recorder.iteration(turns, request);
+      }
+    }
     if (!response) return result("aborted", turns); // the half-streamed turn is dropped
     const turn = AgentTurn.fromResponse(response);
     last = turn;
     usage = addUsage(usage, turn.usage);
-    appendAssistantTurn(messages, turn);
+    keep({ role: "assistant", content: [...turn.historyContent] }, { model: response.model, usage: turn.usage });
+    keeper.measure(response, messages);
     observer.turn?.(turn);
 
     const stop = stopReasonFor(turn);
     if (stop) {
       // a cut or refused turn runs no tool, but each tool_use still needs its tool_result
       if (turn.toolCalls.length > 0) {
-        messages.push({ role: "user", content: turn.toolCalls.map((call) => toResultBlock(call, notRun(turn))) });
+        keep({ role: "user", content: turn.toolCalls.map((call) => toResultBlock(call, notRun(turn))) });
       }
       if (stop === "final_answer" && hooks.length > 0) {
-        const verdict = await runHooks(hooks, stopInput(session, stopContinuations > 0), {
-          cwd: options.cwd,
-          signal,
-          runProjectHooks,
-        });
+        const verdict = await runHooks(hooks, stopInput(session, stopHookActive), hookOptions);
         verdict.notices.forEach(notice);
-        const next = continueAfterStop(verdict, stopContinuations);
-        if (next.kind === "stop" && next.notice) notice(next.notice);
-        if (next.kind === "continue" && turns < maxTurns && !signal.aborted) {
-          stopContinuations++;
-          messages.push({ role: "user", content: next.message });
+        const next = continueAfterStop(verdict, stopHookActive);
+        if (next.notice) notice(next.notice);
+        if (next.kind === "continue" && !signal.aborted) {
+          if (turns >= maxTurns) return result("max_turns", turns); // no room for the one more call
+          stopHookActive = true;
+          keep({ role: "user", content: next.message });
           continue;
         }
       }
@@ -188,7 +257,7 @@ export async function agentLoop(
       const outputs = await runToolCalls(tools, turn.toolCalls, context, timed, checked);
       toolCalls += outputs.length;
       // every call answered, in tool_use order, all in ONE user message, even when interrupted
-      messages.push({ role: "user", content: turn.toolCalls.map((call, i) => toResultBlock(call, outputs[i])) });
+      keep({ role: "user", content: turn.toolCalls.map((call, i) => toResultBlock(call, outputs[i])) });
     }
     if (signal.aborted) return result("aborted", turns);
     // no tool calls and no stop: pause_turn, so the history goes back as it is
