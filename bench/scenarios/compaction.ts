@@ -23,6 +23,7 @@ import {
   type CompactionMode,
   type ContextEvent,
   compactHistory,
+  sendTurnWith,
   contextBudgetFor,
   contextLimits,
 } from "@harness/s08-compaction";
@@ -200,7 +201,7 @@ export async function compactionBenefit(o: CompactionOptions): Promise<Section> 
       const history = structuredClone(off.history);
       const model = new ScriptedModel({ brain: demoBrain });
       const started = performance.now();
-      const outcome = await compactHistory(model.client(), history, {
+      const outcome = await compactHistory(sendTurnWith(model.client()), history, {
         model: "claude-bench",
         tools: ALL_TOOLS.map(toApiTool),
         maxTokens: 4096,

@@ -9,7 +9,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Message, MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { ALL_TOOLS, notRun, runToolCalls, type ToolMap, toApiTool, toolMap } from "@harness/s02-tool-dispatch";
-import { type StreamObserver, streamTurn } from "@harness/s03-streaming";
+import type { StreamObserver } from "@harness/s03-streaming";
 import { RunRecorder, TraceWriter, traceDir } from "@harness/s04-tracing";
 import {
   type AskPermission,
@@ -41,6 +41,7 @@ import {
 } from "@harness/shared";
 import type { AgentStopReason } from "./agent-stop-reason.ts";
 import { type CompactionMode, type ContextEvent, ContextKeeper } from "./context-keeper.ts";
+import { sendTurnWith } from "./send-turn.ts";
 import { writeBoundary } from "./transcript-boundary.ts";
 
 /** How one run of the loop is set up. */
@@ -151,7 +152,7 @@ export async function agentLoop(
   let stopHookActive = false; // a Stop hook sent the loop on: it may not do so again
   // measures the context; clears, then summarises, the history (context-keeper.ts)
   const keeper = new ContextKeeper({
-    client,
+    send: sendTurnWith(client, options.compaction),
     model: options.model,
     system,
     tools: [...tools.values()].map(toApiTool),
@@ -202,7 +203,7 @@ export async function agentLoop(
     let response: Message | null = null;
     for (let compacted = false; ; compacted = true) {
       try {
-        response = await iteration.modelCall(streamTurn(keeper.client, request, signal, iteration.observe(observer)));
+        response = await iteration.modelCall(keeper.send(request, signal, iteration.observe(observer)));
         break;
       } catch (error) {
         // the API refused the history as too long: compact it once (in place: the request holds

@@ -4,12 +4,12 @@
  * the user's latest request is kept word for word, in the tail or beside the summary; and the
  * result is a history the API accepts, or the old history stays.
  */
-import type Anthropic from "@anthropic-ai/sdk";
 import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import { historyProblems } from "@harness/shared";
 import { findCut } from "./find-cut.ts";
 import { estimateTokens } from "./measure-context.ts";
 import { requestSummary, type SummaryRequest } from "./request-summary.ts";
+import type { SendTurn } from "./send-turn.ts";
 
 /** What opens the summary in the compacted history. */
 export const SUMMARY_OPENING = "The conversation so far was summarised to fit the context window. The summary:";
@@ -35,7 +35,7 @@ export interface CompactOptions extends SummaryRequest {
  * "failed" and "aborted" it is unchanged. Never throws: a failed summary call is a "failed" outcome.
  */
 export async function compactHistory(
-  client: Anthropic,
+  send: SendTurn,
   messages: MessageParam[],
   options: CompactOptions,
 ): Promise<CompactionOutcome> {
@@ -43,7 +43,7 @@ export async function compactHistory(
   if (cut < 1 || messages.length < 2) return { kind: "failed", reason: "there is nothing to summarise yet" };
   let summary: string | null;
   try {
-    summary = await requestSummary(client, messages.slice(0, cut), options);
+    summary = await requestSummary(send, messages.slice(0, cut), options);
   } catch (error) {
     if (options.signal.aborted) return { kind: "aborted" };
     return {

@@ -7,14 +7,14 @@
  * Three modes: `client` (this chapter's mechanism), `server` (the API's context management, asked
  * for with each request), `off` (nothing: the history grows until the API refuses it).
  */
-import type Anthropic from "@anthropic-ai/sdk";
 import type { Message, MessageParam, Tool } from "@anthropic-ai/sdk/resources/messages";
 import { clearOldResults } from "./clear-old-results.ts";
 import { compactHistory } from "./compact-history.ts";
 import { type ContextBudget, type ContextLimits, contextBudgetFor, contextLimits } from "./context-budget.ts";
 import { ContextMeter, type ContextSize, estimateTokens } from "./measure-context.ts";
 import { promptTooLong } from "./prompt-too-long.ts";
-import { serverContextManagement, withServerBetas } from "./server-context-management.ts";
+import type { SendTurn } from "./send-turn.ts";
+import { serverContextManagement } from "./server-context-management.ts";
 
 /** Who keeps the context inside the window. */
 export type CompactionMode = "client" | "server" | "off";
@@ -51,7 +51,8 @@ export type CompactionTrigger = "threshold" | "too_long" | "by_hand";
 
 /** How the keeper is set up: the loop's own settings, and the mode. */
 export interface ContextKeeperOptions {
-  client: Anthropic;
+  /** How a turn is sent (`sendTurnWith`): the loop's calls and the summaries go through it. */
+  send: SendTurn;
   model: string;
   system: string;
   tools: Tool[];
@@ -66,8 +67,8 @@ export interface ContextKeeperOptions {
 
 /** Keeps one run's history inside the window. */
 export class ContextKeeper {
-  /** The client to send with: in `server` mode, one that sends the betas' header. */
-  readonly client: Anthropic;
+  /** How the loop's calls and the summaries reach the model. */
+  readonly send: SendTurn;
   /** What each request adds for the server: its context management in `server` mode, else nothing. */
   readonly serverSetting: Partial<ReturnType<typeof serverContextManagement>>;
   private budget: ContextBudget;
@@ -79,7 +80,7 @@ export class ContextKeeper {
     this.budget = contextBudgetFor(options.model, options.contextWindow);
     this.mode = options.mode ?? "client";
     this.meter = this.meterFor(this.budget);
-    this.client = this.mode === "server" ? withServerBetas(options.client) : options.client;
+    this.send = options.send;
     this.serverSetting = this.mode === "server" ? serverContextManagement(this.limits) : {};
   }
 
@@ -145,7 +146,7 @@ export class ContextKeeper {
   ): Promise<"context_overflow" | "aborted" | null> {
     const { model, tools, signal } = this.options;
     const before = this.meter.size(messages).tokens;
-    const outcome = await compactHistory(this.client, messages, {
+    const outcome = await compactHistory(this.send, messages, {
       model,
       tools,
       signal,

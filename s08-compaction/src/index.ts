@@ -8,5 +8,6 @@ export * from "./find-cut.ts";
 export * from "./measure-context.ts";
 export * from "./prompt-too-long.ts";
 export * from "./request-summary.ts";
+export * from "./send-turn.ts";
 export * from "./server-context-management.ts";
 export * from "./transcript-boundary.ts";

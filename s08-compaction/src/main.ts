@@ -49,6 +49,7 @@ import {
 import { agentLoop } from "./agent-loop.ts";
 import type { AgentStopReason } from "./agent-stop-reason.ts";
 import { compactHistory } from "./compact-history.ts";
+import { sendTurnWith } from "./send-turn.ts";
 import { contextBudgetFor } from "./context-budget.ts";
 import {
   COMPACTION_MODES,
@@ -201,7 +202,7 @@ function compactCommand(window: ContextSettings, session: () => OpenSession | un
     help: "/compact [instructions]  summarise the conversation now; instructions say what to keep",
     async run(instructions, history, { client, model, view, signal }) {
       const before = estimateTokens(history);
-      const outcome = await compactHistory(client, history, {
+      const outcome = await compactHistory(sendTurnWith(client), history, {
         model,
         tools: ALL_TOOLS.map(toApiTool),
         maxTokens: Math.min(SUMMARY_MAX_TOKENS, contextBudgetFor(model, window.contextWindow).outputReserve),

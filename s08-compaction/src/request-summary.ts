@@ -5,10 +5,9 @@
  * prompt, whose fixed sections keep what the work needs: the task, the decisions, the files
  * touched, what is left.
  */
-import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageParam, Tool } from "@anthropic-ai/sdk/resources/messages";
-import { streamTurn } from "@harness/s03-streaming";
 import { AgentTurn, appendUserText } from "@harness/shared";
+import type { SendTurn } from "./send-turn.ts";
 
 /** The prompt a summary is asked with. */
 export const SUMMARY_PROMPT = [
@@ -48,15 +47,14 @@ export interface SummaryRequest {
  * Contract: `head` is not changed; the request is valid whenever `head` is.
  */
 export async function requestSummary(
-  client: Anthropic,
+  send: SendTurn,
   head: readonly MessageParam[],
   request: SummaryRequest,
 ): Promise<string | null> {
   const messages = head.map(clipResults);
   const extra = request.instructions ? `\n\nAdditional instructions from the user: ${request.instructions}` : "";
   appendUserText(messages, `${SUMMARY_PROMPT}${extra}`);
-  const response = await streamTurn(
-    client,
+  const response = await send(
     {
       model: request.model,
       max_tokens: request.maxTokens,

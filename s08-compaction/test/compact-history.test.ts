@@ -9,6 +9,7 @@ import { demoBrain, historyProblems, ScriptedModel, textReply } from "@harness/s
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type CompactOptions, compactHistory, SUMMARY_OPENING } from "../src/compact-history.ts";
+import { sendTurnWith } from "../src/send-turn.ts";
 import { estimateTokens } from "../src/measure-context.ts";
 import { SUMMARY_PROMPT, SUMMARY_RESULT_CHARS } from "../src/request-summary.ts";
 import { historyFrom, steps, tools } from "./histories.ts";
@@ -29,7 +30,7 @@ describe("compactHistory", () => {
     const model = new ScriptedModel({ brain: demoBrain });
     const messages = historyFrom([tools(1, 3000), tools(2, 800), tools(1, 100)], NEEDLE);
     const before = structuredClone(messages);
-    const outcome = await compactHistory(model.client(), messages, options());
+    const outcome = await compactHistory(sendTurnWith(model.client()), messages, options());
     expect(outcome).toMatchObject({ kind: "compacted", summarised: 5 });
     const [asked] = model.requests;
     expect(asked.body.tool_choice).toEqual({ type: "none" });
@@ -49,7 +50,7 @@ describe("compactHistory", () => {
   it("passes the user's instructions to the summary request", async () => {
     const model = new ScriptedModel({ brain: demoBrain });
     const messages = historyFrom([tools(1, 500), tools(1, 500)]);
-    await compactHistory(model.client(), messages, options({ instructions: "keep the line counts", tailTokens: 0 }));
+    await compactHistory(sendTurnWith(model.client()), messages, options({ instructions: "keep the line counts", tailTokens: 0 }));
     expect(JSON.stringify(model.requests[0].body.messages.at(-1))).toContain(
       "Additional instructions from the user: keep the line counts",
     );
@@ -64,7 +65,7 @@ describe("compactHistory", () => {
       const more = historyFrom([tools(1, 1500), tools(1, 1500)], "", `round${round}`).slice(1);
       messages.push(...more);
       expect(historyProblems(messages)).toEqual([]);
-      expect((await compactHistory(model.client(), messages, options())).kind).toBe("compacted");
+      expect((await compactHistory(sendTurnWith(model.client()), messages, options())).kind).toBe("compacted");
     }
     messages.push(
       { role: "assistant", content: "Done." },
@@ -78,23 +79,23 @@ describe("compactHistory", () => {
     const messages = historyFrom([tools(1, 2000), tools(1, 2000)]);
     const before = structuredClone(messages);
     const failing = new ScriptedModel({ script: [{ kind: "http_error", status: 400, message: "no" }] });
-    expect(await compactHistory(failing.client({ maxRetries: 0 }), messages, options())).toMatchObject({
+    expect(await compactHistory(sendTurnWith(failing.client({ maxRetries: 0 })), messages, options())).toMatchObject({
       kind: "failed",
       reason: expect.stringContaining("the summary call failed"),
     });
     const empty = new ScriptedModel({ script: [{ kind: "reply", content: [] }] });
-    expect(await compactHistory(empty.client(), messages, options())).toEqual({
+    expect(await compactHistory(sendTurnWith(empty.client()), messages, options())).toEqual({
       kind: "failed",
       reason: "the model returned an empty summary",
     });
     const controller = new AbortController();
     const hanging = new ScriptedModel({ script: [{ kind: "hang" }] });
     setTimeout(() => controller.abort(), 20);
-    expect(await compactHistory(hanging.client(), messages, options({ signal: controller.signal }))).toEqual({
+    expect(await compactHistory(sendTurnWith(hanging.client()), messages, options({ signal: controller.signal }))).toEqual({
       kind: "aborted",
     });
     const long = new ScriptedModel({ script: [textReply("x".repeat(8000))] });
-    expect(await compactHistory(long.client(), messages, options())).toEqual({
+    expect(await compactHistory(sendTurnWith(long.client()), messages, options())).toEqual({
       kind: "failed",
       reason: "the summary is no shorter than what it replaces",
     });
@@ -103,7 +104,7 @@ describe("compactHistory", () => {
 
   it("has nothing to summarise in a history of one message", async () => {
     const messages: MessageParam[] = [{ role: "user", content: "hi" }];
-    expect(await compactHistory(new ScriptedModel().client(), messages, options())).toEqual({
+    expect(await compactHistory(sendTurnWith(new ScriptedModel().client()), messages, options())).toEqual({
       kind: "failed",
       reason: "there is nothing to summarise yet",
     });
@@ -114,7 +115,7 @@ describe("compactHistory", () => {
       fc.asyncProperty(steps, fc.integer({ min: 0, max: 3000 }), async (history, tail) => {
         const messages = historyFrom(history, NEEDLE);
         const model = new ScriptedModel({ brain: demoBrain });
-        const outcome = await compactHistory(model.client(), messages, options({ tailTokens: tail }));
+        const outcome = await compactHistory(sendTurnWith(model.client()), messages, options({ tailTokens: tail }));
         expect(historyProblems(messages)).toEqual([]);
         if (outcome.kind === "compacted")
           expect(JSON.stringify(messages)).toContain("noted: the deploy key is K-7731.");

@@ -11,6 +11,7 @@ import { historyOf, type OpenSession, openSession, readTranscript } from "@harne
 import { demoBrain, historyProblems, ScriptedModel } from "@harness/shared";
 import { afterEach, describe, expect, it } from "vitest";
 import { compactHistory, SUMMARY_OPENING } from "../src/compact-history.ts";
+import { sendTurnWith } from "../src/send-turn.ts";
 import { estimateTokens } from "../src/measure-context.ts";
 import { historySinceBoundary, writeBoundary } from "../src/transcript-boundary.ts";
 import { historyFrom, tools } from "./histories.ts";
@@ -51,7 +52,7 @@ describe("a compaction in the transcript", () => {
     ))
       keep(message);
     const model = new ScriptedModel({ brain: demoBrain });
-    const outcome = await compactHistory(model.client(), history, {
+    const outcome = await compactHistory(sendTurnWith(model.client()), history, {
       model: "claude-test",
       tools: ALL_TOOLS.map(toApiTool),
       maxTokens: 1024,
