@@ -36,7 +36,9 @@ import {
   S07_OPTIONS,
   type SessionsCliOptions,
 } from "@harness/s07-sessions";
+import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import {
+  type AgentLoopResult,
   type ChapterCli,
   type CliIo,
   type CliOptions,
@@ -46,10 +48,10 @@ import {
   runChapterCli,
   type TerminalView,
 } from "@harness/shared";
-import { agentLoop } from "./agent-loop.ts";
+import { type AgentLoopOptions, agentLoop } from "./agent-loop.ts";
 import type { AgentStopReason } from "./agent-stop-reason.ts";
 import { compactHistory } from "./compact-history.ts";
-import { sendTurnWith } from "./send-turn.ts";
+import { type SendTurn, sendTurnWith } from "./send-turn.ts";
 import { contextBudgetFor } from "./context-budget.ts";
 import {
   COMPACTION_MODES,
@@ -87,6 +89,35 @@ export interface ContextSettings {
 }
 
 /**
+ * What a CLI built on this one may change: its name and options, where its model calls go
+ * (`connect`), the loop a prompt runs, and how `/compact` sends its summary request.
+ */
+export interface CompactionCliParts {
+  command: string;
+  summary: string;
+  extraOptions: ExtraOption[];
+  /** Where the model calls go, in place of `createClient` (see shared's `ChapterCli.connect`). */
+  connect?: ChapterCli<AgentStopReason>["connect"];
+  /** Run the loop on `history` for one prompt. */
+  loop(
+    history: MessageParam[],
+    options: AgentLoopOptions,
+    context: RunContext,
+  ): Promise<AgentLoopResult<AgentStopReason>>;
+  /** How `/compact` sends its summary request. */
+  send(context: RunContext): SendTurn;
+}
+
+/** This chapter's parts: `s08`, its options, its loop on the context's Anthropic client. */
+export const S08_PARTS: CompactionCliParts = {
+  command: "s08",
+  summary: "a conversation longer than the context window",
+  extraOptions: S08_OPTIONS,
+  loop: (history, options, { client }) => agentLoop(client, history, options),
+  send: ({ client }) => sendTurnWith(client),
+};
+
+/**
  * The chapter's CLI: s07's (its runs kept in a session, the hooks loaded, the rules read and the
  * mode chosen), its history kept inside the window `window` sets.
  */
@@ -96,6 +127,7 @@ export function compactionCli(
   loaded: LoadedHooks,
   options: SessionsCliOptions,
   window: ContextSettings,
+  parts: CompactionCliParts = S08_PARTS,
 ): ChapterCli<AgentStopReason> & { session(): OpenSession | undefined } {
   let session: OpenSession | undefined;
   let resumed = false;
@@ -112,13 +144,14 @@ export function compactionCli(
     sayWhereTheTraceIs(trace, context);
   };
   return {
-    command: "s08",
-    summary: "a conversation longer than the context window",
+    command: parts.command,
+    summary: parts.summary,
     interruptible: true,
     exitCodes: { aborted: 130, prompt_blocked: 4, context_overflow: CONTEXT_OVERFLOW_EXIT },
-    extraOptions: S08_OPTIONS,
-    commands: [compactCommand(window, () => session)],
+    extraOptions: parts.extraOptions,
+    commands: [compactCommand(window, () => session, parts.send)],
     clientOptions: () => ({ contextWindow: window.contextWindow }),
+    connect: parts.connect,
     session: () => session,
     async loadHistory(context) {
       const choice = await chooseSession(context, options);
@@ -135,7 +168,7 @@ export function compactionCli(
       return history;
     },
     async run(history, context) {
-      const { client, model, options: cli, signal, view } = context;
+      const { model, options: cli, signal, view } = context;
       const open = session as OpenSession; // loadHistory ran first
       const hookSession = { sessionId: open.writer.sessionId, cwd: cli.cwd };
       const start = sessionStartInput(hookSession, resumed ? open.writer.path : undefined);
@@ -145,32 +178,36 @@ export function compactionCli(
       if (id !== undefined && !trace) {
         trace = new TraceWriter(id === true ? newTraceId() : String(id), traceDir(cli.cwd));
       }
-      const running = agentLoop(client, history, {
-        model,
-        cwd: cli.cwd,
-        maxTurns: cli.maxTurns,
-        bashTimeoutMs: cli.bashTimeoutSeconds * 1000,
-        signal,
-        trace,
-        observer: {
-          ...terminalObserver(view),
-          hookNotice: (line: string) => view.note(`hook: ${line}`),
-          context: (event: ContextEvent) => {
-            if (event.kind === "measured") size = event.size;
-            else showContextEvent(view, event);
+      const running = parts.loop(
+        history,
+        {
+          model,
+          cwd: cli.cwd,
+          maxTurns: cli.maxTurns,
+          bashTimeoutMs: cli.bashTimeoutSeconds * 1000,
+          signal,
+          trace,
+          observer: {
+            ...terminalObserver(view),
+            hookNotice: (line: string) => view.note(`hook: ${line}`),
+            context: (event: ContextEvent) => {
+              if (event.kind === "measured") size = event.size;
+              else showContextEvent(view, event);
+            },
           },
+          permissions: settings, // the same object for every prompt: "always" holds for the session
+          permissionMode: mode,
+          ask: (request) => askTheUser(request, context),
+          hooks: loaded.hooks,
+          runProjectHooks: hooks.runProjectHooks,
+          session: hookSession,
+          promptContext: hooks.context,
+          transcript: open.writer,
+          compaction: window.compaction,
+          contextWindow: window.contextWindow,
         },
-        permissions: settings, // the same object for every prompt: "always" holds for the session
-        permissionMode: mode,
-        ask: (request) => askTheUser(request, context),
-        hooks: loaded.hooks,
-        runProjectHooks: hooks.runProjectHooks,
-        session: hookSession,
-        promptContext: hooks.context,
-        transcript: open.writer,
-        compaction: window.compaction,
-        contextWindow: window.contextWindow,
-      });
+        context,
+      );
       return running.then(
         (result) => {
           if (result.stopReason !== "prompt_blocked") hooks.context = []; // read by the model with this prompt
@@ -196,13 +233,18 @@ export function compactionCli(
  * `/compact [instructions]`: summarise the whole conversation now, whatever its size (the latest
  * request kept word for word), and write it to the session's transcript as a boundary.
  */
-function compactCommand(window: ContextSettings, session: () => OpenSession | undefined): ReplCommand {
+function compactCommand(
+  window: ContextSettings,
+  session: () => OpenSession | undefined,
+  send: CompactionCliParts["send"],
+): ReplCommand {
   return {
     name: "compact",
     help: "/compact [instructions]  summarise the conversation now; instructions say what to keep",
-    async run(instructions, history, { client, model, view, signal }) {
+    async run(instructions, history, context) {
+      const { model, view, signal } = context;
       const before = estimateTokens(history);
-      const outcome = await compactHistory(sendTurnWith(client), history, {
+      const outcome = await compactHistory(send(context), history, {
         model,
         tools: ALL_TOOLS.map(toApiTool),
         maxTokens: Math.min(SUMMARY_MAX_TOKENS, contextBudgetFor(model, window.contextWindow).outputReserve),
@@ -281,25 +323,25 @@ export function contextSettings(extra: CliOptions["extra"]): ContextSettings | s
 /**
  * Run the CLI on `argv`. The rules, the mode, the session options, the window and the compaction
  * mode are checked first, as s07 checks its own: a bad one is one line on stderr and exit status 1,
- * before any model call. The session's lock is released when the CLI returns, or as the process
+ * before any model call (`parts`: a later chapter's CLI built on this one). The session's lock is released when the CLI returns, or as the process
  * exits on Ctrl-C.
  */
-export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+export async function main(argv: string[], io: CliIo = processIo(), parts = S08_PARTS): Promise<number> {
   const fail = (message: string) => {
-    io.stderr.write(`s08: error: ${message}\n`);
+    io.stderr.write(`${parts.command}: error: ${message}\n`);
     return 1;
   };
   const options = {
     terminal: io.stdin.isTTY === true,
-    say: (line: string) => io.stderr.write(`s08: ${line}\n`),
+    say: (line: string) => io.stderr.write(`${parts.command}: ${line}\n`),
     env: io.env,
   };
-  const start = readPermissionStart(argv, io, S08_OPTIONS);
+  const start = readPermissionStart(argv, io, parts.extraOptions);
   if (start.kind === "error") return fail(start.message);
   // bad usage or --help: the shared CLI says what is wrong, or prints the help
   if (start.kind === "usage") {
     const none: LoadedHooks = { hooks: [], problems: [], projectDefinitions: [] };
-    const cli = compactionCli(defaultPermissionSettings(), "default", none, options, { compaction: "client" });
+    const cli = compactionCli(defaultPermissionSettings(), "default", none, options, { compaction: "client" }, parts);
     return runChapterCli(cli, argv, io);
   }
   const { extra, cwd } = start.options;
@@ -310,8 +352,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   const window = contextSettings(extra);
   if (typeof window === "string") return fail(window);
   const loaded = loadHooks(cwd);
-  for (const problem of loaded.problems) io.stderr.write(`s08: hooks: ${problem}\n`);
-  const cli = compactionCli(start.settings, start.mode, loaded, options, window);
+  for (const problem of loaded.problems) io.stderr.write(`${parts.command}: hooks: ${problem}\n`);
+  const cli = compactionCli(start.settings, start.mode, loaded, options, window, parts);
   const close = () => cli.session()?.close();
   process.on("exit", close); // Ctrl-C ends the process from inside the CLI: the lock goes too
   try {
