@@ -12,7 +12,7 @@ import { clearOldResults } from "./clear-old-results.ts";
 import { compactHistory } from "./compact-history.ts";
 import { type ContextBudget, type ContextLimits, contextBudgetFor, contextLimits } from "./context-budget.ts";
 import { ContextMeter, type ContextSize, estimateTokens } from "./measure-context.ts";
-import { promptTooLong } from "./prompt-too-long.ts";
+import { type PromptTooLong, promptTooLong } from "./prompt-too-long.ts";
 import type { SendTurn } from "./send-turn.ts";
 import { serverContextManagement } from "./server-context-management.ts";
 
@@ -63,6 +63,8 @@ export interface ContextKeeperOptions {
   contextWindow?: number;
   /** Told what happens to the context. */
   onEvent?: (event: ContextEvent) => void;
+  /** Reads a "too long" refusal off an error (default: the Messages API's, `promptTooLong`). */
+  tooLong?: (error: unknown) => PromptTooLong | null;
 }
 
 /** Keeps one run's history inside the window. */
@@ -122,12 +124,12 @@ export class ContextKeeper {
 
   /**
    * True when `error` is the API refusing the history as too long, and this keeper reacts to it.
-   * The refusal names the model's real maximum: a smaller window than the keeper's is taken on.
+   * When the refusal names the model's real maximum, a smaller window than the keeper's is taken on.
    */
   reactsTo(error: unknown): boolean {
-    const refusal = promptTooLong(error);
+    const refusal = (this.options.tooLong ?? promptTooLong)(error);
     if (this.mode === "off" || refusal === null) return false;
-    if (refusal.maximum < this.budget.window) {
+    if (refusal.maximum !== undefined && refusal.maximum < this.budget.window) {
       this.budget = contextBudgetFor(this.options.model, refusal.maximum);
       this.meter = this.meterFor(this.budget);
     }

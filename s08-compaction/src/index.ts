@@ -11,3 +11,14 @@ export * from "./request-summary.ts";
 export * from "./send-turn.ts";
 export * from "./server-context-management.ts";
 export * from "./transcript-boundary.ts";
+export {
+  type CompactionCliParts,
+  CONTEXT_OVERFLOW_EXIT,
+  type ContextSettings,
+  compactionCli,
+  contextSettings,
+  describeSize,
+  main as compactionMain,
+  S08_OPTIONS,
+  S08_PARTS,
+} from "./main.ts";

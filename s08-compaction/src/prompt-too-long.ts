@@ -8,8 +8,8 @@ import { APIError } from "@anthropic-ai/sdk";
 export interface PromptTooLong {
   /** Tokens the request held. */
   tokens: number;
-  /** Tokens the model reads at most. */
-  maximum: number;
+  /** Tokens the model reads at most, when the refusal names it. */
+  maximum?: number;
 }
 
 /** The numbers of a "prompt is too long" refusal; `null` for any other error. */

@@ -1,7 +1,8 @@
 /**
- * s09: the same loop as s08, with one seam. The model call goes through a `ProviderAdapter`
- * instead of s03's `streamTurn` on an Anthropic client; the request, the history and everything
- * after the turn is read stay as they were, whichever wire format the adapter speaks.
+ * s09: the same loop as s08, with one seam. Each turn is sent through a `ProviderAdapter` (its
+ * `streamTurn`, handed to s08's keeper) instead of s03's `streamTurn` on an Anthropic client; the
+ * request, the history and everything after the turn is read stay as they were, whichever wire
+ * format the adapter speaks.
  */
 import type { Message, MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { ALL_TOOLS, notRun, runToolCalls, type ToolMap, toApiTool, toolMap } from "@harness/s02-tool-dispatch";
@@ -25,6 +26,13 @@ import {
 } from "@harness/s06-hooks";
 import { type Answered, addMessage, type TranscriptWriter } from "@harness/s07-sessions";
 import {
+  type AgentStopReason,
+  type CompactionMode,
+  type ContextEvent,
+  ContextKeeper,
+  writeBoundary,
+} from "@harness/s08-compaction";
+import {
   type AgentLoopResult,
   AgentTurn,
   addUsage,
@@ -35,13 +43,6 @@ import {
   type ToolResult,
   toResultBlock,
 } from "@harness/shared";
-import {
-  type AgentStopReason,
-  type CompactionMode,
-  type ContextEvent,
-  ContextKeeper,
-  writeBoundary,
-} from "@harness/s08-compaction";
 import type { ProviderAdapter } from "./provider-adapter.ts";
 
 /** How one run of the loop is set up. */
@@ -152,7 +153,8 @@ export async function agentLoop(
   let stopHookActive = false; // a Stop hook sent the loop on: it may not do so again
   // measures the context; clears, then summarises, the history (context-keeper.ts)
   const keeper = new ContextKeeper({
-    client,
+    send: adapter.streamTurn,
+    tooLong: adapter.promptTooLong,
     model: options.model,
     system,
     tools: [...tools.values()].map(toApiTool),
@@ -203,7 +205,7 @@ export async function agentLoop(
     let response: Message | null = null;
     for (let compacted = false; ; compacted = true) {
       try {
-        response = await iteration.modelCall(adapter.streamTurn(request, signal, iteration.observe(observer)));
+        response = await iteration.modelCall(keeper.send(request, signal, iteration.observe(observer)));
         break;
       } catch (error) {
         // the API refused the history as too long: compact it once (in place: the request holds

@@ -5,6 +5,7 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import { streamTurn } from "@harness/s03-streaming";
+import { promptTooLong } from "@harness/s08-compaction";
 import { keepForFormat, noticeOnce } from "./keep-for-format.ts";
 import type { AdapterOptions, ProviderAdapter } from "./provider-adapter.ts";
 
@@ -12,6 +13,7 @@ import type { AdapterOptions, ProviderAdapter } from "./provider-adapter.ts";
 export function anthropicAdapter(client: Anthropic, options: AdapterOptions = {}): ProviderAdapter {
   const drop = noticeOnce(options.notice);
   return {
+    promptTooLong: promptTooLong,
     format: "anthropic",
     streamTurn: (request, signal, observer) =>
       streamTurn(

@@ -3,6 +3,8 @@
  * shared's `createClient` as every chapter does; the OpenAI formats get an `openai` client with the
  * same endpoint guard; with no key, the scripted model answers in the chosen format.
  */
+
+import { type CompactionMode, withServerBetas } from "@harness/s08-compaction";
 import {
   type ClientChoice,
   type CreateClientOptions,
@@ -32,6 +34,11 @@ export interface AdapterChoice extends Omit<ClientChoice, "client"> {
 export interface CreateAdapterOptions extends CreateClientOptions, AdapterOptions {
   /** The wire format (`--provider`); without it, the environment decides (`selectProvider`). */
   provider?: WireFormat;
+  /**
+   * s08's compaction mode. `server` is the Messages API's context management: the Anthropic
+   * client then sends its betas' header; the OpenAI formats have no such setting (an error).
+   */
+  compaction?: CompactionMode;
 }
 
 /** How to build an adapter in front of a scripted model (tests and benchmarks set these). */
@@ -57,12 +64,18 @@ export function createAdapter(options: CreateAdapterOptions = {}): AdapterChoice
   if (selection.format === "anthropic") {
     // the same rule picks the same credential: createClient says why when there is none
     const { client, ...choice } = createClient(options);
-    return { ...choice, format: "anthropic", adapter: anthropicAdapter(client, adapterOptions) };
+    const sender = options.compaction === "server" ? withServerBetas(client) : client;
+    return { ...choice, format: "anthropic", adapter: anthropicAdapter(sender, adapterOptions) };
   }
   const format = selection.format;
+  if (options.compaction === "server") {
+    throw new Error(
+      `--compaction server is the Messages API's context management: ${format} has none; use client, or --provider anthropic`,
+    );
+  }
   const model = options.model ?? env.values.MODEL_ID ?? DEFAULT_OPENAI_MODEL;
   if (selection.kind === "scripted") {
-    const scripted = new ScriptedModel({ brain: options.brain ?? demoBrain });
+    const scripted = new ScriptedModel({ brain: options.brain ?? demoBrain, contextWindow: options.contextWindow });
     return {
       format,
       model,

@@ -8,6 +8,7 @@ import type OpenAI from "openai";
 import { keepForFormat, noticeOnce } from "./keep-for-format.ts";
 import { messageFromChat } from "./message-from-chat.ts";
 import { asEndpointError } from "./openai-endpoint-guard.ts";
+import { openAiPromptTooLong } from "./openai-prompt-too-long.ts";
 import type { AdapterOptions, ProviderAdapter } from "./provider-adapter.ts";
 import { readChatStream } from "./read-chat-stream.ts";
 import { retryUnstartedStream } from "./retry-unstarted-stream.ts";
@@ -17,8 +18,9 @@ import { toChatRequest } from "./to-chat-request.ts";
 export function openAiChatAdapter(client: OpenAI, options: AdapterOptions = {}): ProviderAdapter {
   const drop = noticeOnce(options.notice);
   return {
+    promptTooLong: openAiPromptTooLong,
     format: "openai-chat",
-    streamTurn(request, signal, observer = {}) {
+    streamTurn: (request, signal, observer = {}) => {
       const params = toChatRequest({ ...request, messages: keepForFormat(request.messages, "openai-chat", drop) });
       return retryUnstartedStream(
         async (progress) => {

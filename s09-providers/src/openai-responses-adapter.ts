@@ -7,6 +7,7 @@ import type OpenAI from "openai";
 import { keepForFormat, noticeOnce } from "./keep-for-format.ts";
 import { messageFromResponse } from "./message-from-responses.ts";
 import { asEndpointError } from "./openai-endpoint-guard.ts";
+import { openAiPromptTooLong } from "./openai-prompt-too-long.ts";
 import type { AdapterOptions, ProviderAdapter } from "./provider-adapter.ts";
 import { readResponsesStream } from "./read-responses-stream.ts";
 import { retryUnstartedStream } from "./retry-unstarted-stream.ts";
@@ -16,8 +17,9 @@ import { toResponsesRequest } from "./to-responses-request.ts";
 export function openAiResponsesAdapter(client: OpenAI, options: AdapterOptions = {}): ProviderAdapter {
   const drop = noticeOnce(options.notice);
   return {
+    promptTooLong: openAiPromptTooLong,
     format: "openai-responses",
-    streamTurn(request, signal, observer = {}) {
+    streamTurn: (request, signal, observer = {}) => {
       const params = toResponsesRequest({
         ...request,
         messages: keepForFormat(request.messages, "openai-responses", drop),

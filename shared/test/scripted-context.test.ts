@@ -62,6 +62,37 @@ describe("the scripted model's context window", () => {
   });
 });
 
+describe("the scripted model's context window, in the OpenAI formats' words", () => {
+  const post = (model: ScriptedModel, path: string, body: unknown) =>
+    model.fetch(`http://scripted-model.invalid/v1/${path}`, {
+      method: "POST",
+      headers: { authorization: "Bearer scripted", "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  const long = "x".repeat(4000);
+
+  it("refuses a Chat Completions request with context_length_exceeded and both numbers", async () => {
+    const model = new ScriptedModel({ script: [textReply("fits")], contextWindow: 500 });
+    const response = await post(model, "chat/completions", { model: "m", messages: [{ role: "user", content: long }] });
+    expect(response.status).toBe(400);
+    const { error } = (await response.json()) as { error: { message: string; code: string; param: string } };
+    expect(error).toMatchObject({ code: "context_length_exceeded", param: "messages", type: "invalid_request_error" });
+    expect(error.message).toMatch(
+      /^This model's maximum context length is 500 tokens\. However, your messages resulted in \d+ tokens\./,
+    );
+    expect(model.pending).toBe(1);
+  });
+
+  it("refuses a Responses request with context_length_exceeded and no numbers, as that API does", async () => {
+    const model = new ScriptedModel({ script: [textReply("fits")], contextWindow: 500 });
+    const response = await post(model, "responses", { model: "m", input: long });
+    expect(response.status).toBe(400);
+    const { error } = (await response.json()) as { error: { message: string; code: string } };
+    expect(error).toMatchObject({ code: "context_length_exceeded", param: "input" });
+    expect(error.message).not.toMatch(/\d/);
+  });
+});
+
 describe("the demo brain on long conversations", () => {
   it("summarises the conversation it is sent when asked, from its real content", async () => {
     const client = new ScriptedModel({ brain: demoBrain }).client();

@@ -50,7 +50,8 @@ export interface ScriptedModelOptions {
   model?: string;
   /**
    * Input tokens a request may hold (estimated, about four characters a token); a longer one is
-   * refused as the API refuses it: 400 "prompt is too long: N tokens > M maximum". Default: no limit.
+   * refused as the API refuses it: 400 "prompt is too long: N tokens > M maximum" (the OpenAI
+   * formats: their `context_length_exceeded`). Default: no limit.
    */
   contextWindow?: number;
 }
@@ -138,7 +139,7 @@ export class ScriptedModel {
     if (typeof managed === "string") return errorResponse(api, 400, managed);
     const inputTokens = estimateInputTokens(managed.body);
     if (this.contextWindow !== undefined && inputTokens > this.contextWindow) {
-      return errorResponse(api, 400, `prompt is too long: ${inputTokens} tokens > ${this.contextWindow} maximum`);
+      return tooLongResponse(api, inputTokens, this.contextWindow);
     }
 
     const step = managed.pause ? undefined : (this.script.shift() ?? this.brain?.(managed.body));
@@ -356,6 +357,20 @@ function errorResponse(
   }
   const type = ERROR_TYPES[status] ?? "api_error";
   return jsonResponse(status, { type: "error", error: { type, message }, request_id: REQUEST_ID }, headers);
+}
+
+/**
+ * A request over the window, refused in each API's words: the Messages API names both numbers;
+ * Chat Completions says `context_length_exceeded` with both; the Responses API names neither.
+ */
+function tooLongResponse(api: ScriptedApi, tokens: number, maximum: number): Response {
+  if (api === "messages") return errorResponse(api, 400, `prompt is too long: ${tokens} tokens > ${maximum} maximum`);
+  const message =
+    api === "chat-completions"
+      ? `This model's maximum context length is ${maximum} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`
+      : "Your input exceeds the context window of this model. Please adjust your input and try again.";
+  const param = api === "chat-completions" ? "messages" : "input";
+  return jsonResponse(400, { error: { message, type: "invalid_request_error", param, code: "context_length_exceeded" } });
 }
 
 const REQUEST_ID = "req_scripted";
