@@ -77,6 +77,7 @@ export class ContextKeeper {
   private meter: ContextMeter;
   private readonly mode: CompactionMode;
   private failures = 0;
+  private maximumUnknown = false; // the last refusal named no maximum
 
   constructor(private readonly options: ContextKeeperOptions) {
     this.budget = contextBudgetFor(options.model, options.contextWindow);
@@ -124,15 +125,15 @@ export class ContextKeeper {
 
   /**
    * True when `error` is the API refusing the history as too long, and this keeper reacts to it.
-   * When the refusal names the model's real maximum, a smaller window than the keeper's is taken on.
+   * The refusal names the model's real maximum: a smaller window than the keeper's is taken on. A
+   * refusal that names none (another provider's) bounds it by the request that did not fit, at
+   * the compaction that follows.
    */
   reactsTo(error: unknown): boolean {
     const refusal = (this.options.tooLong ?? promptTooLong)(error);
     if (this.mode === "off" || refusal === null) return false;
-    if (refusal.maximum !== undefined && refusal.maximum < this.budget.window) {
-      this.budget = contextBudgetFor(this.options.model, refusal.maximum);
-      this.meter = this.meterFor(this.budget);
-    }
+    this.maximumUnknown = refusal.maximum === undefined;
+    if (refusal.maximum !== undefined) this.shrinkTo(refusal.maximum);
     return true;
   }
 
@@ -148,6 +149,7 @@ export class ContextKeeper {
   ): Promise<"context_overflow" | "aborted" | null> {
     const { model, tools, signal } = this.options;
     const before = this.meter.size(messages).tokens;
+    if (why === "too_long" && this.maximumUnknown) this.shrinkTo(before); // it did not fit: the window is smaller
     const outcome = await compactHistory(this.send, messages, {
       model,
       tools,
@@ -174,6 +176,13 @@ export class ContextKeeper {
     this.failures++;
     this.options.onEvent?.({ kind: "compaction_failed", why, reason: outcome.reason, failures: this.failures });
     return why === "too_long" || this.failures >= MAX_COMPACTION_FAILURES ? "context_overflow" : null;
+  }
+
+  /** Take on a window of `maximum` tokens when it is smaller than the keeper's. */
+  private shrinkTo(maximum: number): void {
+    if (maximum >= this.budget.window) return;
+    this.budget = contextBudgetFor(this.options.model, maximum);
+    this.meter = this.meterFor(this.budget);
   }
 
   private meterFor(budget: ContextBudget): ContextMeter {

@@ -5,15 +5,9 @@ export * from "./compact-history.ts";
 export * from "./context-budget.ts";
 export * from "./context-keeper.ts";
 export * from "./find-cut.ts";
-export * from "./measure-context.ts";
-export * from "./prompt-too-long.ts";
-export * from "./request-summary.ts";
-export * from "./send-turn.ts";
-export * from "./server-context-management.ts";
-export * from "./transcript-boundary.ts";
 export {
-  type CompactionCliParts,
   CONTEXT_OVERFLOW_EXIT,
+  type CompactionCliParts,
   type ContextSettings,
   compactionCli,
   contextSettings,
@@ -22,3 +16,9 @@ export {
   S08_OPTIONS,
   S08_PARTS,
 } from "./main.ts";
+export * from "./measure-context.ts";
+export * from "./prompt-too-long.ts";
+export * from "./request-summary.ts";
+export * from "./send-turn.ts";
+export * from "./server-context-management.ts";
+export * from "./transcript-boundary.ts";

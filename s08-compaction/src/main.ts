@@ -7,6 +7,7 @@
  * `--resume`, `--fork`) loads the history from its last boundary on: the summary and the tail.
  */
 import { realpathSync } from "node:fs";
+import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
 import { terminalObserver } from "@harness/s03-streaming";
 import { newTraceId, TraceWriter, traceDir } from "@harness/s04-tracing";
@@ -36,7 +37,6 @@ import {
   S07_OPTIONS,
   type SessionsCliOptions,
 } from "@harness/s07-sessions";
-import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import {
   type AgentLoopResult,
   type ChapterCli,
@@ -51,7 +51,6 @@ import {
 import { type AgentLoopOptions, agentLoop } from "./agent-loop.ts";
 import type { AgentStopReason } from "./agent-stop-reason.ts";
 import { compactHistory } from "./compact-history.ts";
-import { type SendTurn, sendTurnWith } from "./send-turn.ts";
 import { contextBudgetFor } from "./context-budget.ts";
 import {
   COMPACTION_MODES,
@@ -61,6 +60,7 @@ import {
   SUMMARY_MAX_TOKENS,
 } from "./context-keeper.ts";
 import { type ContextSize, estimateTokens } from "./measure-context.ts";
+import { type SendTurn, sendTurnWith } from "./send-turn.ts";
 import { historySinceBoundary, writeBoundary } from "./transcript-boundary.ts";
 
 /** s07's options (s05's, then the session's), then the window and who keeps the history in it. */

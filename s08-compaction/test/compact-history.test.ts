@@ -9,9 +9,9 @@ import { demoBrain, historyProblems, ScriptedModel, textReply } from "@harness/s
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type CompactOptions, compactHistory, SUMMARY_OPENING } from "../src/compact-history.ts";
-import { sendTurnWith } from "../src/send-turn.ts";
 import { estimateTokens } from "../src/measure-context.ts";
 import { SUMMARY_PROMPT, SUMMARY_RESULT_CHARS } from "../src/request-summary.ts";
+import { sendTurnWith } from "../src/send-turn.ts";
 import { historyFrom, steps, tools } from "./histories.ts";
 
 const options = (over: Partial<CompactOptions> = {}): CompactOptions => ({
@@ -50,7 +50,11 @@ describe("compactHistory", () => {
   it("passes the user's instructions to the summary request", async () => {
     const model = new ScriptedModel({ brain: demoBrain });
     const messages = historyFrom([tools(1, 500), tools(1, 500)]);
-    await compactHistory(sendTurnWith(model.client()), messages, options({ instructions: "keep the line counts", tailTokens: 0 }));
+    await compactHistory(
+      sendTurnWith(model.client()),
+      messages,
+      options({ instructions: "keep the line counts", tailTokens: 0 }),
+    );
     expect(JSON.stringify(model.requests[0].body.messages.at(-1))).toContain(
       "Additional instructions from the user: keep the line counts",
     );
@@ -91,7 +95,9 @@ describe("compactHistory", () => {
     const controller = new AbortController();
     const hanging = new ScriptedModel({ script: [{ kind: "hang" }] });
     setTimeout(() => controller.abort(), 20);
-    expect(await compactHistory(sendTurnWith(hanging.client()), messages, options({ signal: controller.signal }))).toEqual({
+    expect(
+      await compactHistory(sendTurnWith(hanging.client()), messages, options({ signal: controller.signal })),
+    ).toEqual({
       kind: "aborted",
     });
     const long = new ScriptedModel({ script: [textReply("x".repeat(8000))] });

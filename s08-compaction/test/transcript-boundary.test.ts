@@ -11,8 +11,8 @@ import { historyOf, type OpenSession, openSession, readTranscript } from "@harne
 import { demoBrain, historyProblems, ScriptedModel } from "@harness/shared";
 import { afterEach, describe, expect, it } from "vitest";
 import { compactHistory, SUMMARY_OPENING } from "../src/compact-history.ts";
-import { sendTurnWith } from "../src/send-turn.ts";
 import { estimateTokens } from "../src/measure-context.ts";
+import { sendTurnWith } from "../src/send-turn.ts";
 import { historySinceBoundary, writeBoundary } from "../src/transcript-boundary.ts";
 import { historyFrom, tools } from "./histories.ts";
 

@@ -1,25 +1,31 @@
 /**
- * The s09 command line, run as a learner runs it: `node --import tsx s09-providers/src/main.ts` in
- * a child process with no terminal, its environment cleared of every provider's variables.
+ * s09's command line run in this process, as s08's tests run theirs: `main(argv, io)` on piped
+ * input (no terminal), an environment of the test's own (no provider's variables unless given), a
+ * home of its own, and fresh project directories. Everything made is removed after the file.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { REPO_ROOT } from "@harness/shared";
-import { afterEach } from "vitest";
+import { PassThrough } from "node:stream";
+import type { CliIo } from "@harness/shared";
+import { afterAll } from "vitest";
+import { main } from "../src/main.ts";
 
-export const MAIN = join(REPO_ROOT, "s09-providers", "src", "main.ts");
-
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
 });
+
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
 
 /** A fresh directory holding `files` (path → text), a git repository on `branch` when given. */
 export function project(files: Record<string, string> = {}, branch?: string): string {
-  const dir = mkdtempSync(join(tmpdir(), "s09-cli-"));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir("s09-cli-");
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), text);
@@ -28,43 +34,26 @@ export function project(files: Record<string, string> = {}, branch?: string): st
   return dir;
 }
 
-/** The environment without any provider's credentials, settings or colours; a home of its own. */
+/** An environment with no provider's variables but `extra`, no colours, and a home of its own. */
 export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of Object.keys(env)) {
-    if (/^(ANTHROPIC_|OPENAI_|HARNESS_)/.test(name) || ["INIT_CWD", "DEBUG", "MODEL_ID"].includes(name))
-      delete env[name];
-  }
-  const home = mkdtempSync(join(tmpdir(), "s09-home-"));
-  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
-  return { ...env, NO_COLOR: "1", HARNESS_HOME: home, ...extra };
+  return { NO_COLOR: "1", HARNESS_HOME: tempDir("s09-home-"), ...extra };
 }
 
-/** Run the CLI to the end in a child process, its input closed: no terminal to ask on. */
-export async function runCli(
-  args: string[],
-  env: NodeJS.ProcessEnv = cleanEnv(),
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
-    cwd: REPO_ROOT,
-    env,
-    detached: true,
-    stdio: ["pipe", "pipe", "pipe"],
+/** Run the CLI on `argv` with `lines` piped in; what it printed and its exit status. */
+export async function runCli(argv: string[], env: NodeJS.ProcessEnv = cleanEnv(), lines: string[] = []) {
+  const stdin = new PassThrough();
+  stdin.end(lines.map((line) => `${line}\n`).join(""));
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (chunk) => {
+    out += chunk;
   });
-  cleanups.push(() => {
-    try {
-      if (child.pid) process.kill(-child.pid, "SIGKILL");
-    } catch {} // already gone
+  stderr.on("data", (chunk) => {
+    err += chunk;
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  child.stdin?.end();
-  const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
-  return { code, stdout, stderr };
+  const io: CliIo = { stdin, stdout, stderr, env, exit: () => {} };
+  const code = await main(argv, io);
+  return { code, stdout: out, stderr: err };
 }
