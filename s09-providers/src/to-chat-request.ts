@@ -63,8 +63,11 @@ function chatMessages(message: MessageParam): ChatCompletionMessageParam[] {
         ? [{ role: "tool" as const, tool_call_id: block.tool_use_id, content: resultText(block) }]
         : [],
     );
-    const text = textOf(blocks);
-    return text ? [...results, { role: "user", content: text }] : results;
+    // the user's text blocks as parts of one message: a summary and the prompt after it stay apart
+    const texts = blocks.flatMap((block) => (block.type === "text" && block.text ? [block.text] : []));
+    if (texts.length === 0) return results;
+    const content = texts.length === 1 ? texts[0] : texts.map((text) => ({ type: "text" as const, text }));
+    return [...results, { role: "user", content }];
   }
   const calls: ChatCompletionMessageToolCall[] = blocks.flatMap((block) =>
     block.type === "tool_use"

@@ -55,8 +55,10 @@ function inputItems(message: MessageParam): ResponseInputItem[] {
         items.push({ type: "function_call_output", call_id: block.tool_use_id, output: resultText(block) });
       }
     }
-    const text = blocks.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");
-    if (text) items.push({ role: "user", content: text });
+    // the user's text blocks as parts of one message: a summary and the prompt after it stay apart
+    const texts = blocks.flatMap((block) => (block.type === "text" && block.text ? [block.text] : []));
+    if (texts.length === 1) items.push({ role: "user", content: texts[0] });
+    if (texts.length > 1) items.push({ role: "user", content: texts.map((text) => ({ type: "input_text", text })) });
     return items;
   }
   for (const block of blocks) {

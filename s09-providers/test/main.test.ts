@@ -93,4 +93,92 @@ describe("pnpm s09", () => {
       expect(stdout).toContain(option);
     expect(code).toBe(0);
   }, 60_000);
+
+  it("continues a session on another provider: the history the loop keeps is sent in each format's words", async () => {
+    const model = new ScriptedModel({ brain: demoBrain });
+    const server = await startScriptedServer(model);
+    closers.push(server.close);
+    const cwd = project({}, "demo-branch");
+    const key = ["test", "key"].join("-");
+    const env = cleanEnv({
+      ANTHROPIC_API_KEY: key,
+      ANTHROPIC_BASE_URL: server.url,
+      OPENAI_API_KEY: key,
+      OPENAI_BASE_URL: `${server.url}/v1`,
+    });
+    const first = await runCli(
+      ["--provider", "anthropic", "--cwd", cwd, "--allow", "Bash(git branch:*)", "What is the current git branch?"],
+      env,
+    );
+    expect(first.stdout).toContain("The current branch is demo-branch.");
+    const callId = JSON.stringify(model.requests.at(-1)?.body.messages).match(/toolu_scripted_\w+/)?.[0];
+    expect(callId).toBeDefined();
+
+    const chat = await runCli(
+      ["--continue", "--provider", "openai-chat", "--cwd", cwd, "What did you just tell me?"],
+      env,
+    );
+    expect(chat.code).toBe(0);
+    expect(chat.stdout).toContain("The current branch is demo-branch.");
+    const sentChat = model.requests.at(-1);
+    expect(sentChat?.api).toBe("chat-completions");
+    const messages = (sentChat?.raw as { messages: { role: string; tool_call_id?: string }[] }).messages;
+    expect(messages.find((m) => m.role === "tool")?.tool_call_id).toBe(callId);
+
+    const responses = await runCli(
+      ["--continue", "--provider", "openai-responses", "--cwd", cwd, "What did you just tell me?"],
+      env,
+    );
+    expect(responses.code).toBe(0);
+    const sentResponses = model.requests.at(-1);
+    expect(sentResponses?.api).toBe("responses");
+    const input = (sentResponses?.raw as { input: { type?: string; call_id?: string }[] }).input;
+    expect(input.filter((item) => item.call_id === callId).map((item) => item.type)).toEqual([
+      "function_call",
+      "function_call_output",
+    ]);
+    // one session: three prompts and their answers, on three wire formats
+    expect(responses.stderr).toMatch(/continuing session|session/);
+  }, 60_000);
+
+  it("refuses --compaction server on an OpenAI format in one line, and sends the betas on anthropic", async () => {
+    const refused = await runCli(["--provider", "openai-chat", "--compaction", "server", "hi"], cleanEnv());
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      "s09: error: --compaction server is the Messages API's context management: openai-chat has none; use client, or --provider anthropic",
+    );
+    const model = new ScriptedModel({ brain: demoBrain });
+    const server = await startScriptedServer(model);
+    closers.push(server.close);
+    const env = cleanEnv({ ANTHROPIC_API_KEY: ["test", "key"].join("-"), ANTHROPIC_BASE_URL: server.url });
+    const { code } = await runCli(["--provider", "anthropic", "--compaction", "server", "hi"], env);
+    expect(code).toBe(0);
+    expect(model.requests[0].headers["anthropic-beta"]).toContain("compact-2026-01-12");
+    expect(model.requests[0].body).toHaveProperty("context_management");
+  }, 60_000);
+
+  it("keeps a session longer than a small window going on openai-chat, and /compact works there", async () => {
+    const files = Object.fromEntries(
+      Array.from({ length: 6 }, (_, i) => [
+        `part-${i + 1}.txt`,
+        `${Array.from({ length: 151 }, (_, k) => (i + 1) * 1000 + k).join("\n")}\n`,
+      ]),
+    );
+    const cwd = project(files);
+    const prompts = [
+      "Note: the release codename is BLUE-HERON.",
+      ...Array.from({ length: 6 }, (_, i) => `Read part-${i + 1}.txt and summarise it`),
+      "/compact",
+      "What is the release codename you noted?",
+    ];
+    const { code, stdout } = await runCli(
+      ["--offline", "--provider", "openai-chat", "--context-window", "4000", "--cwd", cwd],
+      cleanEnv(),
+      prompts,
+    );
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^(?:s09 >> )?context: over the threshold: summarised \d+ messages/m);
+    expect(stdout).toMatch(/^(?:s09 >> )?context: \/compact: summarised \d+ messages/m);
+    expect(stdout).toContain("The release codename is BLUE-HERON.");
+  }, 60_000);
 });

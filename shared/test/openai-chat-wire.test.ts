@@ -36,6 +36,31 @@ async function chunks(
 }
 
 describe("ScriptedModel on /v1/chat/completions, through the openai SDK", () => {
+  it("reads a user message's text parts as separate blocks, as the Messages API keeps them", async () => {
+    const { model, client } = scripted([textReply("ok")]);
+    await client.chat.completions.create({
+      model: "gpt-test",
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "a summary" },
+            { type: "text", text: "the prompt" },
+          ],
+        },
+      ],
+    });
+    expect(model.requests[0].body.messages).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "a summary" },
+          { type: "text", text: "the prompt" },
+        ],
+      },
+    ]);
+  });
+
   it("answers with a chat.completion: text, tool calls with their arguments, finish reason, usage", async () => {
     const { client } = scripted([
       reply([text("Checking."), toolUse("bash", { command: "ls" }), toolUse("bash", { command: "pwd" })], {

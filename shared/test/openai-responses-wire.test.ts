@@ -39,6 +39,31 @@ const thinkThenCall = reply([
 ]);
 
 describe("ScriptedModel on /v1/responses, through the openai SDK", () => {
+  it("reads a user message's input_text parts as separate blocks, as the Messages API keeps them", async () => {
+    const { model, client } = scripted([textReply("ok")]);
+    await client.responses.create({
+      model: "gpt-test",
+      input: [
+        {
+          role: "user",
+          content: [
+            { type: "input_text", text: "a summary" },
+            { type: "input_text", text: "the prompt" },
+          ],
+        },
+      ],
+    });
+    expect(model.requests[0].body.messages).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "a summary" },
+          { type: "text", text: "the prompt" },
+        ],
+      },
+    ]);
+  });
+
   it("answers with a response: reasoning, message and function_call items, in order, with usage", async () => {
     const { client } = scripted([thinkThenCall]);
     const response = await client.responses.create({ model: "m", input: "list", store: false });

@@ -218,7 +218,11 @@ function toMessagesRequest(body: Json, chat: Json[]): MessageCreateParams {
   for (const message of chat) {
     const text = textOf(message.content);
     if (message.role === "system" || message.role === "developer") system.push(text);
-    else if (message.role === "user") add("user", text ? [{ type: "text", text }] : []);
+    else if (message.role === "user")
+      add(
+        "user",
+        textParts(message.content).map((part) => ({ type: "text", text: part })),
+      );
     else if (message.role === "tool") {
       add("user", [{ type: "tool_result", tool_use_id: String(message.tool_call_id), ...readResult(text) }]);
     } else if (message.role === "assistant") {
@@ -258,6 +262,13 @@ function chatUsage(input: number, output: number): Json {
 
 function data(payload: Json): string {
   return `data: ${JSON.stringify(payload)}\n\n`;
+}
+
+/** The texts of a message's content, one per part (a client sends several blocks as several parts). */
+export function textParts(content: unknown): string[] {
+  if (typeof content === "string") return content ? [content] : [];
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((part) => (isRecord(part) && typeof part.text === "string" && part.text ? [part.text] : []));
 }
 
 /** The text of a message's content: a string, or the text of its parts. */

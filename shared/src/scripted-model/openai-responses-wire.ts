@@ -15,7 +15,7 @@
  * output, the `content` of reasoning items.
  */
 import type { MessageCreateParams, MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import { parseObject, readResult, textOf, type WireRequest } from "./openai-chat-wire.ts";
+import { parseObject, readResult, textOf, textParts, type WireRequest } from "./openai-chat-wire.ts";
 import type { ScriptedReply } from "./script.ts";
 import { type SseEvent, streamEvents, type WireContext } from "./wire.ts";
 
@@ -300,8 +300,7 @@ function toMessagesRequest(body: Json, input: Json[]): MessageCreateParams {
     } else if (item.role === "system" || item.role === "developer") {
       system.push(textOf(item.content));
     } else if (item.role === "user" || item.role === "assistant") {
-      const text = textOf(item.content);
-      if (text) add(item.role, { type: "text", text });
+      for (const text of textParts(item.content)) add(item.role, { type: "text", text });
     }
   }
   const tools = (Array.isArray(body.tools) ? (body.tools as Json[]) : [])

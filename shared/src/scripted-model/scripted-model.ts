@@ -11,9 +11,9 @@
 import Anthropic, { type ClientOptions } from "@anthropic-ai/sdk";
 import type { MessageCreateParams } from "@anthropic-ai/sdk/resources/messages";
 import { historyProblems } from "../history-problems.ts";
+import { type ManagedRequest, manageContext } from "./context-management.ts";
 import { ChatCompletionsWire, type WireRequest } from "./openai-chat-wire.ts";
 import { ResponsesWire } from "./openai-responses-wire.ts";
-import { type ManagedRequest, manageContext } from "./context-management.ts";
 import type { ScriptedFault, ScriptedReply, ScriptStep } from "./script.ts";
 import { encodeSse, estimateInputTokens, messageBody, type SseEvent, streamEvents, type WireContext } from "./wire.ts";
 
@@ -370,7 +370,9 @@ function tooLongResponse(api: ScriptedApi, tokens: number, maximum: number): Res
       ? `This model's maximum context length is ${maximum} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`
       : "Your input exceeds the context window of this model. Please adjust your input and try again.";
   const param = api === "chat-completions" ? "messages" : "input";
-  return jsonResponse(400, { error: { message, type: "invalid_request_error", param, code: "context_length_exceeded" } });
+  return jsonResponse(400, {
+    error: { message, type: "invalid_request_error", param, code: "context_length_exceeded" },
+  });
 }
 
 const REQUEST_ID = "req_scripted";
