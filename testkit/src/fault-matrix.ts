@@ -322,6 +322,16 @@ export interface RunFaultCaseOptions<C = Anthropic> {
 }
 
 /**
+ * A history with every content a list of blocks: another wire format's request, read back into the
+ * Messages API's shape, holds a user's text as a block where the history may hold a string.
+ */
+function asBlocks(messages: readonly MessageParam[]): MessageParam[] {
+  return messages.map((m) =>
+    typeof m.content === "string" ? { ...m, content: [{ type: "text" as const, text: m.content }] } : m,
+  );
+}
+
+/**
  * Play `fault` against `loop` and report what happened; then send a next prompt on the same
  * history, as a REPL would.
  * Contract: never throws for anything the loop does; a throw is reported as `end.kind: "threw"`.
@@ -358,7 +368,9 @@ export async function runFaultCase<C = Anthropic>(
       sentinelRan: existsSync(join(cwd, SENTINEL_FILE)),
       historyProblems: historyProblems(messages),
       historyAsBeforeFailedCall:
-        end.kind === "threw" ? lastSent !== undefined && JSON.stringify(lastSent) === JSON.stringify(messages) : null,
+        end.kind === "threw"
+          ? lastSent !== undefined && JSON.stringify(asBlocks(lastSent)) === JSON.stringify(asBlocks(messages))
+          : null,
       history: structuredClone(messages),
       nextPromptProblem: null,
     };
