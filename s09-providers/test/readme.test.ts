@@ -1,48 +1,50 @@
 /**
  * The chapter text cannot drift from the code: every ```ts excerpt is found verbatim in the
- * sources, the whole loop is the source's, the ```diff is the real diff between s06's loop and
- * this one, the mapping tables are the code's data, the help is the CLI's, and every sample run is
- * that command run again offline.
+ * sources, the whole loop is the source's, every ```diff hunk is a real piece of the diff between
+ * s08's loop and this one and no change is left out, the mapping tables are the code's data, the
+ * refusals it quotes are what each adapter reads, the help and the exit table are the CLI's, both
+ * languages show the same code, and every sample run is that command run again offline, in order.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { EXIT_CODES, exitCodeFor, usage } from "@harness/shared";
-import { codeFences, containsRun, normalisedLines, readChapterCli, sourceLines } from "@harness/testkit";
+import { defaultPermissionSettings } from "@harness/s05-permissions";
+import { compactionCli } from "@harness/s08-compaction";
+import { demoBrain, EXIT_CODES, exitCodeFor, projectSlug, REPO_ROOT, ScriptedModel, usage } from "@harness/shared";
+import {
+  changedLines,
+  codeFences,
+  containsRun,
+  functionSource,
+  hunkCount,
+  lessonDiffProblems,
+  normalisedLines,
+  sourceLines,
+} from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
+import { scriptedAdapter } from "../src/create-adapter.ts";
 import { FORMAT_BOUND_BLOCKS } from "../src/keep-for-format.ts";
-import { S09_OPTIONS } from "../src/main.ts";
+import { providerParts, S09_OPTIONS } from "../src/main.ts";
 import { CHAT_STOP_REASONS } from "../src/message-from-chat.ts";
 import { RESPONSES_STOP_REASONS } from "../src/message-from-responses.ts";
+import { WIRE_FORMATS, type WireFormat } from "../src/provider-adapter.ts";
 
-const CHAPTER = join(import.meta.dirname, "..");
-const REPO = join(CHAPTER, "..");
-const CLI = readChapterCli(CHAPTER);
+const CHAPTER = join(REPO_ROOT, "s09-providers");
 const READMES = ["README.md", "README.zh.md"] as const;
-const S06_LOOP = join(REPO, "s06-hooks", "src", "agent-loop.ts");
+const S08_LOOP = join(REPO_ROOT, "s08-compaction", "src", "agent-loop.ts");
 const S09_LOOP = join(CHAPTER, "src", "agent-loop.ts");
+const SOURCES = sourceLines([join(CHAPTER, "src")]);
+const CLI = compactionCli(
+  defaultPermissionSettings(),
+  "default",
+  { hooks: [], problems: [], projectDefinitions: [] },
+  { terminal: false, say: () => {}, env: {} },
+  { compaction: "client" },
+  providerParts(),
+);
+
 const readme = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
-
-/** agentLoop in the source, from its doc comment to its closing brace, trailing whitespace trimmed. */
-function agentLoopSource(): string {
-  const lines = readFileSync(S09_LOOP, "utf8").split("\n");
-  const signature = lines.findIndex((line) => line.startsWith("export async function agentLoop("));
-  const start = lines.slice(0, signature).lastIndexOf("/**");
-  const end = lines.indexOf("}", signature);
-  return lines
-    .slice(start, end + 1)
-    .map((line) => line.trimEnd())
-    .join("\n");
-}
-
-/** The lines a diff removes or adds, each with its sign, trailing whitespace trimmed. */
-function changedLines(diff: string): string[] {
-  return diff
-    .split("\n")
-    .filter((line) => /^[-+]/.test(line) && !/^(?:---|\+\+\+) /.test(line))
-    .map((line) => line.trimEnd());
-}
 
 /** The rows of the markdown table whose header row matches `first`, as trimmed cells. */
 function tableRows(markdown: string, first: RegExp): string[][] {
@@ -61,33 +63,55 @@ function tableRows(markdown: string, first: RegExp): string[][] {
 
 const code = (cell: string) => /`([^`]+)`/.exec(cell)?.[1] ?? cell;
 
+/** What `format`'s adapter throws when the scripted model's window is too small, and what it reads off it. */
+async function refusal(format: WireFormat) {
+  const model = new ScriptedModel({ brain: demoBrain, contextWindow: 500 });
+  const adapter = scriptedAdapter(format, model, { maxRetries: 0 });
+  const request = { model: "m", max_tokens: 100, messages: [{ role: "user" as const, content: "word ".repeat(4000) }] };
+  const error: unknown = await adapter.streamTurn(request, new AbortController().signal).then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  const body = (error as { error?: unknown }).error;
+  return {
+    words: `${(error as Error).message} ${JSON.stringify(body)}`,
+    code: (error as { code?: unknown }).code,
+    read: adapter.promptTooLong(error),
+  };
+}
+
 describe.each(READMES)("%s", (name) => {
   const text = readme(name);
+  const diffs = codeFences(text, "diff").join("");
 
   it("quotes every ts excerpt verbatim from the sources", () => {
-    const sources = sourceLines([join(CHAPTER, "src")]);
     const excerpts = codeFences(text, "ts");
     expect(excerpts.length).toBeGreaterThanOrEqual(10);
     for (const excerpt of excerpts) {
-      const found = sources.some((source) => containsRun(source.lines, normalisedLines(excerpt)));
-      expect(found, `not found in the sources:\n${excerpt}`).toBe(true);
+      const found = SOURCES.some((source) => containsRun(source.lines, normalisedLines(excerpt)));
+      expect(found, `not found in src/:\n${excerpt}`).toBe(true);
     }
   });
 
   it("shows the whole loop: one ts block that is agentLoop as the source has it, doc comment included", () => {
     const whole = codeFences(text, "ts").filter((block) => block.includes("export async function agentLoop("));
-    expect(whole).toEqual([`${agentLoopSource()}\n`]);
+    expect(whole).toEqual([`${functionSource(S09_LOOP)}\n`]);
   });
 
-  it("shows the real diff of s06's loop and this one, every change of it", () => {
-    const run = spawnSync("git", ["diff", "--no-index", "--no-color", "--", S06_LOOP, S09_LOOP], { encoding: "utf8" });
-    expect(run.status, run.stderr).toBe(1);
-    const [diff] = codeFences(text, "diff");
-    const real = run.stdout.split("\n").slice(4).join("\n");
-    expect(diff.trimEnd()).toBe(real.trimEnd());
-    expect(changedLines(diff)).toContain(
-      "+    const response = await iteration.modelCall(adapter.streamTurn(request, signal, iteration.observe(observer)));",
+  it("shows a diff of s08's loop against this one that is real and leaves out no change but the header", () => {
+    expect(hunkCount(diffs)).toBe(5);
+    expect(lessonDiffProblems(diffs, S08_LOOP, S09_LOOP)).toEqual([]);
+    expect(changedLines(diffs)).toEqual(
+      expect.arrayContaining(["+    send: adapter.streamTurn,", "+    tooLong: adapter.promptTooLong,"]),
     );
+  });
+
+  it("names the seam in the table of what changed: the keeper's sender and its too-long reader", () => {
+    const rows = tableRows(text, /^\| (?:concern|关注点)/);
+    expect(rows.map((row) => row[2])).toEqual(
+      expect.arrayContaining(["`adapter.streamTurn`", "`adapter.promptTooLong`"]),
+    );
+    expect(rows.map((row) => row[1])).toContain("`sendTurnWith(client, options.compaction)`");
   });
 
   it("shows the finish-reason table as CHAT_STOP_REASONS maps it", () => {
@@ -99,7 +123,7 @@ describe.each(READMES)("%s", (name) => {
 
   it("shows the incomplete reasons as RESPONSES_STOP_REASONS maps them", () => {
     const rows = tableRows(text, /^\| (?:status and reason|状态与原因)/);
-    const incomplete = rows.filter((row) => /^`incomplete`, `/.test(row[0]) || /^`incomplete`，`/.test(row[0]));
+    const incomplete = rows.filter((row) => /^`incomplete`[,，] ?`/.test(row[0]));
     expect(incomplete.map((row) => [/`(\w+)`$/.exec(row[0])?.[1], code(row[1])])).toEqual(
       Object.entries(RESPONSES_STOP_REASONS),
     );
@@ -107,122 +131,129 @@ describe.each(READMES)("%s", (name) => {
 
   it("shows what crosses providers as FORMAT_BOUND_BLOCKS has it", () => {
     const rows = tableRows(text, /^\| (?:block in the history|历史里的块)/);
-    const formats = ["anthropic", "openai-chat", "openai-responses"];
     const sent = (cell: string) => !/^(?:left out|不发送)$/.test(cell);
     for (const [kind, bound] of Object.entries(FORMAT_BOUND_BLOCKS)) {
       const label = kind.startsWith("reasoning:") ? kind.replace("reasoning:", "") : kind;
       const row = rows.find((r) => r[0].includes(`\`${label}\``));
       expect(row, kind).toBeDefined();
       expect(
-        formats.filter((_, i) => sent(row?.[i + 1] ?? "")),
+        WIRE_FORMATS.filter((_, i) => sent(row?.[i + 1] ?? "")),
         kind,
       ).toEqual([bound.format]);
     }
   });
 
-  it("shows the CLI's own --help text, and each exit status as the CLI maps it", () => {
-    expect(codeFences(text, "text")).toContain(`${usage(CLI.command, CLI.summary, S09_OPTIONS, CLI.exitCodes)}\n`);
+  it("quotes each format's 'too long' refusal, and says what the adapter reads off it", async () => {
+    const rows = tableRows(text, /^\| (?:format|格式) /);
+    expect(rows.map((row) => code(row[0]))).toEqual([...WIRE_FORMATS]);
+    for (const [cell, refused, learns] of rows) {
+      const { words, code: errorCode, read } = await refusal(code(cell) as WireFormat);
+      expect(read, cell).not.toBeNull();
+      const numbered = (piece: string) =>
+        piece.replace(/\bN\b/g, String(read?.tokens)).replace(/\bM\b/g, String(read?.maximum));
+      // the quoted words, `…` standing for words left out, with N the tokens sent and M the maximum
+      const quoted = /"([^"]+)"/.exec(refused)?.[1] ?? code(refused);
+      for (const piece of quoted.split("…").map((p) => p.trim())) expect(words, cell).toContain(numbered(piece));
+      if (refused.startsWith("`context_length_exceeded`")) expect(errorCode, cell).toBe("context_length_exceeded");
+      expect(read?.maximum !== undefined, `${cell}: ${learns}`).toBe(/^(?:both numbers|两个数)/.test(learns));
+    }
+  });
+
+  it("shows the CLI's own --help text", () => {
+    expect(codeFences(text, "text")).toContain(
+      `${usage(CLI.command, CLI.summary, S09_OPTIONS, CLI.exitCodes, CLI.commands)}\n`,
+    );
+  });
+
+  it("lists each exit status as the CLI maps it, s06's and s08's among them", () => {
     const rows = [...text.matchAll(/^\|\s*(\d+)\s*\|\s*(.+?)\s*\|$/gm)];
-    expect(rows.map((row) => Number(row[1]))).toEqual([0, 2, 3, 1, 130]);
+    expect(rows.map((row) => Number(row[1]))).toEqual([0, 2, 3, 4, 5, 1, 130]);
     for (const [, status, meaning] of rows) {
       const reason = /^`(\w+)`/.exec(meaning)?.[1] ?? "error";
       expect(exitCodeFor(reason, CLI.exitCodes), meaning).toBe(Number(status));
     }
-    expect(rows.length).toBe(Object.keys(EXIT_CODES).length);
+    expect(rows.length).toBe(Object.keys(EXIT_CODES).length + 2);
   });
 });
 
 describe("the chapter text", () => {
   it("gives the same code in English and Chinese", () => {
     const [en, zh] = READMES.map(readme);
-    for (const lang of ["ts", "text", "sh", "diff", "mermaid"]) {
-      expect(codeFences(zh, lang), lang).toEqual(codeFences(en, lang));
+    const strip = (block: string) => block.replace(/\s+#.*$/gm, "").replace(/^@@.*$/gm, "@@"); // comments are translated
+    for (const lang of ["ts", "text", "sh", "diff"]) {
+      expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
     }
   });
 });
 
 /**
- * The sample runs, each in a fresh sample directory made by the text's setup block (its path the
- * same length, as the scripted model estimates tokens from the request's size and the system
- * prompt names the directory). A ```sh block holding one command followed by a ```text block is
- * that command's output: stdout, or stdout and stderr together where the command says `2>&1`.
+ * The sample runs, in the text's order, in one copy of the sample directory its setup block makes
+ * (the path the same length, as the scripted model estimates tokens from the request's size and
+ * the system prompt names the directory) and one harness home, as a reader runs them: the
+ * `--continue` goes on with the session the run before it wrote. Each ```sh block holding one
+ * `pnpm sNN` line and followed by a ```text block is run by sh from the repository root; its output
+ * must be that block. What varies from run to run is normalised: the directory, the home, and
+ * session ids (the same id the same everywhere).
  */
 describe("the sample runs in README.md", () => {
   const text = readme("README.md");
   const SAMPLE_DIR = "/tmp/s09-sample";
   const setup = codeFences(text, "sh").find((block) => block.startsWith(`mkdir -p ${SAMPLE_DIR} `)) ?? "";
-  const samples = [...text.matchAll(/^```sh\n((?:\w+=\S+ )*pnpm s\d\d [^\n]*)\n```\n\n```text\n([\s\S]*?)^```$/gm)].map(
+  const samples = [...text.matchAll(/^```sh\n([^\n]*pnpm s\d\d [^\n]*)\n```\n\n```text\n([\s\S]*?)^```$/gm)].map(
     ([, command, output]) => ({ command, output }),
   );
-  const scripts = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).scripts as Record<string, string>;
-  const dirs: string[] = [];
+  const scripts = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).scripts as Record<string, string>;
+  const made: string[] = [];
   afterAll(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
-  function sampleDir(): string {
-    const dir = mkdtempSync("/tmp/s09-");
-    dirs.push(dir);
-    expect(dir.length).toBe(SAMPLE_DIR.length);
-    const made = spawnSync("sh", ["-c", setup.replaceAll(SAMPLE_DIR, dir)], { encoding: "utf8" });
-    expect(made.status, made.stderr).toBe(0);
-    return dir;
-  }
-
-  it("has a setup block and the samples: s06 with only an OpenAI key, then s09 on two formats", () => {
+  it("has a setup block and the samples: s08 with only an OpenAI key, then s09 on each format, the last continuing", () => {
     expect(setup).not.toBe("");
-    expect(samples.map((s) => /pnpm (s\d\d)/.exec(s.command)?.[1])).toEqual(["s06", "s09", "s09"]);
+    expect(samples.map((s) => /pnpm (s\d\d)/.exec(s.command)?.[1])).toEqual(["s08", "s09", "s09", "s09"]);
+    expect(samples.map((s) => /--provider ([\w-]+)/.exec(s.command)?.[1])).toEqual([
+      undefined,
+      "openai-chat",
+      "anthropic",
+      "openai-responses",
+    ]);
+    expect(samples[3].command).toContain("--continue");
   });
 
-  it.each(samples)("shows what `$command` prints", { timeout: 60_000 }, async ({ command, output }) => {
-    const dir = sampleDir();
-    const both = command.endsWith(" 2>&1");
-    const all = words(command.replace(/ 2>&1$/, ""));
-    const assignments = all.filter((word, i) => /^\w+=/.test(word) && all.slice(0, i).every((w) => /^\w+=/.test(w)));
-    const [, chapter, ...rest] = all.slice(assignments.length);
-    const env = Object.fromEntries(assignments.map((a) => [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)]));
-    const [program, ...args] = scripts[chapter].split(" ");
-    const ran = await run(program, [...args, ...rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir))], env);
-    const shown = both ? `${ran.stderr}${ran.stdout}` : ran.stdout;
-    expect(shown.replaceAll(dir, SAMPLE_DIR)).toBe(output);
+  it("shows what each sample prints, run in order in one project and one home", { timeout: 120_000 }, () => {
+    const dir = mkdtempSync("/tmp/s09-");
+    const home = mkdtempSync(join(tmpdir(), "s09-home-"));
+    made.push(dir, home);
+    expect(dir.length).toBe(SAMPLE_DIR.length);
+    const ready = spawnSync("sh", ["-c", setup.replaceAll(SAMPLE_DIR, dir)], { encoding: "utf8" });
+    expect(ready.status, ready.stderr).toBe(0);
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([key]) => !/^(ANTHROPIC_|OPENAI_|HARNESS_|MODEL_ID$|INIT_CWD$|DEBUG$)/.test(key),
+      ),
+    );
+    const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+    const ids = new Map<string, string>(); // a real session id → the one the text shows
+    for (const { command, output } of samples) {
+      const script = /pnpm (s\d\d)/.exec(command)?.[0] ?? "";
+      const ran = spawnSync("sh", ["-c", command.replaceAll(SAMPLE_DIR, dir).replace(script, scripts[script.slice(5)])], {
+        cwd: REPO_ROOT,
+        encoding: "utf8",
+        env: { ...env, NO_COLOR: "1", HARNESS_HOME: home },
+      });
+      const shownIds = [...new Set(output.match(UUID) ?? [])];
+      const realIds = [...new Set(ran.stdout.match(UUID) ?? [])];
+      realIds.forEach((id, i) => {
+        if (!ids.has(id)) ids.set(id, shownIds[i] ?? id);
+      });
+      let real = ran.stdout.replaceAll(
+        join(home, "projects", projectSlug(dir)),
+        `~/.harness/projects/${projectSlug(SAMPLE_DIR)}`,
+      );
+      for (const [id, shown] of ids) real = real.replaceAll(id, shown);
+      const lines = (s: string) => s.replaceAll(dir, SAMPLE_DIR).split("\n").map((line) => line.trimEnd());
+      expect(lines(real), command).toEqual(lines(output));
+      expect(ran.status, command).toBe(0);
+    }
   });
 });
-
-/** A command line split into words, "..." and '...' quoting undone (all the samples use). */
-function words(command: string): string[] {
-  return [...command.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
-}
-
-/** Run a CLI from the repository root with no terminal and no provider's variables but `extra`. */
-function run(
-  program: string,
-  args: string[],
-  extra: Record<string, string>,
-): Promise<{ stdout: string; stderr: string }> {
-  const home = mkdtempSync(join(tmpdir(), "s09-home-"));
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !/^(ANTHROPIC_|OPENAI_|HARNESS_|MODEL_ID$|INIT_CWD$|DEBUG$)/.test(name),
-    ),
-  );
-  const child = spawn(program, args, {
-    cwd: REPO,
-    env: { ...env, NO_COLOR: "1", HARNESS_HOME: home, ...extra },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) =>
-    child.on("close", (status) => {
-      rmSync(home, { recursive: true, force: true });
-      if (status === 0) resolve({ stdout, stderr });
-      else reject(new Error(`exit ${status}: ${stderr}`));
-    }),
-  );
-}
