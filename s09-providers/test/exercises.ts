@@ -5,12 +5,12 @@
  */
 export const exercises = [
   {
-    // a stream that ended without a finish reason read as a turn
+    // the keeper reads refusals with s08's reader, which knows only the Messages API's words
     id: 1,
-    file: "src/read-chat-stream.ts",
-    find: 'if (finish === null) throw new StreamError("the stream ended without a finish_reason");',
+    file: "src/agent-loop.ts",
+    find: "    tooLong: adapter.promptTooLong,\n",
     replace: "",
-    test: "fails a stream that ends without a finish_reason",
+    test: "answers the provider's own 'too long' refusal",
     expect: "fail",
   },
   {
