@@ -1,9 +1,10 @@
 /**
  * The soak: `pnpm test:soak`. Ten thousand scripted model calls through the chapters' loops (s01 to
- * s07), most through the traced loops (s04 to s07), in runs of a few turns. s05's calls go through the
+ * s09), most through the traced loops (s04 to s09), in runs of a few turns. s05's calls go through the
  * permission check (the user answers each question yes, no or always, at random); s06's through a
- * no-op PostToolUse hook now and then, a real process each time; s07's write a transcript, one per
- * run. Each run is some random real tool turns
+ * no-op PostToolUse hook now and then, a real process each time; s07's to s09's write a transcript,
+ * one per run; s08's and s09's keep the history inside a small window; s09's speak a wire format
+ * picked at random. Each run is some random real tool turns
  * (bash, read_file, glob, grep in a temp directory; now and then a `sleep 5` under a 0.2 s
  * timeout), then a seeded random case of the fault matrix, then a next prompt on the same history.
  *
@@ -34,12 +35,21 @@ import {
   TRANSCRIPT_VERSION,
   TranscriptWriter,
 } from "@harness/s07-sessions";
+import { agentLoop as s08Loop } from "@harness/s08-compaction";
+import {
+  type ProviderAdapter,
+  agentLoop as s09Loop,
+  scriptedAdapter,
+  WIRE_FORMATS,
+  type WireFormat,
+} from "@harness/s09-providers";
 import {
   type AskAnswer,
   historyProblems,
   isValidHistory,
   reply,
   type ScriptedBlock,
+  type ScriptedModel,
   type ScriptStep,
   type ToolCall,
   type ToolResult,
@@ -51,6 +61,7 @@ import {
   type FaultCase,
   type FaultMatrixLoop,
   type FaultOutcome,
+  faultCaseOn,
   type LoopKind,
   runFaultCase,
 } from "@harness/testkit";
@@ -65,7 +76,7 @@ const RSS_GROWTH_LIMIT = 64 * 1024 * 1024;
 const RUNS_PER_TRACE = 20;
 const MB = 1024 * 1024;
 
-type Chapter = "s01" | "s02" | "s03" | "s04" | "s05" | "s06" | "s07";
+type Chapter = "s01" | "s02" | "s03" | "s04" | "s05" | "s06" | "s07" | "s08" | "s09";
 
 /** A seeded generator (mulberry32): the same seed gives the same soak. */
 function seeded(seed: number) {
@@ -103,6 +114,7 @@ const figures = {
   iterations: 0,
   runs: 0,
   runsByChapter: new Map<string, number>(),
+  formats: new Map<string, number>(),
   faults: new Map<string, number>(),
   ends: new Map<string, number>(),
   errors: new Map<string, number>(),
@@ -184,11 +196,21 @@ function loopFor(chapter: Chapter, bashTimeoutMs: number): FaultMatrixLoop {
     if (chapter === "s06") return s06Loop(client, messages, { ...traced, permissions, ask, hooks });
     run ??= newTranscript(dir); // one per run: its first prompt, then the runner's next one
     const transcript = run;
-    return s07Loop(client, messages, { ...traced, permissions, ask, hooks, transcript }).finally(() =>
-      transcript.close(),
-    );
+    const settings = { ...traced, permissions, ask, hooks, transcript };
+    // s08 and s09 in a window small enough that long runs are cleared and summarised
+    const kept = { ...settings, contextWindow: SOAK_WINDOW };
+    const running =
+      chapter === "s07"
+        ? s07Loop(client, messages, settings)
+        : chapter === "s08"
+          ? s08Loop(client, messages, kept)
+          : s09Loop(client as unknown as ProviderAdapter, messages, kept);
+    return running.finally(() => transcript.close());
   };
 }
+
+/** The context window s08's and s09's runs keep inside (tokens): a few turns of tool output fill it. */
+const SOAK_WINDOW = 6000;
 
 /** The transcripts s07's runs wrote, read back at the end. */
 const transcripts: string[] = [];
@@ -225,14 +247,20 @@ function toolCall(chapter: Chapter, sleepy: boolean): ScriptedBlock {
   return call;
 }
 
-/** A turn that asks for one to three tools, sometimes thinking first, sometimes with a stop reason no one knows. */
-function toolTurn(chapter: Chapter, sleepy: boolean): ScriptStep {
+/**
+ * A turn that asks for one to three tools, sometimes thinking first, sometimes with a stop reason
+ * no one knows. Thinking only on the Messages API (another format's reasoning comes back in its own
+ * shape); no unknown stop reason on the Responses API (it has none: the reply is incomplete).
+ */
+function toolTurn(chapter: Chapter, sleepy: boolean, format: WireFormat = "anthropic"): ScriptStep {
   const blocks: ScriptedBlock[] = [];
-  if (rng.chance(0.1)) blocks.push({ type: "thinking", thinking: "Which tool next?", signature: `sig-${callNumber}` });
+  if (format === "anthropic" && rng.chance(0.1))
+    blocks.push({ type: "thinking", thinking: "Which tool next?", signature: `sig-${callNumber}` });
   if (rng.chance(0.6)) blocks.push(text(`Step ${callNumber}: looking around.`));
   const calls = 1 + rng.int(3);
   for (let i = 0; i < calls; i++) blocks.push(toolCall(chapter, sleepy && i === 0));
-  return reply(blocks, rng.chance(0.05) ? { stopReason: "novel_reason" } : {});
+  const novel = format !== "openai-responses" && rng.chance(0.05);
+  return reply(blocks, novel ? { stopReason: "novel_reason" } : {});
 }
 
 const noFault = FAULT_CASES[0];
@@ -240,20 +268,40 @@ const faults = FAULT_CASES.slice(1);
 
 /** One run: a few tool turns, a case of the matrix, a next prompt; every check on its outcome. */
 async function soakRun(): Promise<void> {
-  const chapter: Chapter = rng.pick(["s01", "s02", "s03", "s04", "s04", "s04", "s05", "s05", "s06", "s07"]);
-  const fault: FaultCase = rng.chance(0.3) ? noFault : rng.pick(faults);
+  const chapter: Chapter = rng.pick([
+    "s01",
+    "s02",
+    "s03",
+    "s04",
+    "s04",
+    "s04",
+    "s05",
+    "s05",
+    "s06",
+    "s07",
+    "s08",
+    "s09",
+  ]);
+  // s09 speaks a wire format picked at random; the matrix says where a format meets a fault differently
+  const format: WireFormat = chapter === "s09" ? rng.pick(WIRE_FORMATS) : "anthropic";
+  const picked: FaultCase = rng.chance(0.3) ? noFault : rng.pick(faults);
+  const fault = faultCaseOn(picked, format);
   const sleepy = rng.chance(0.02);
-  const before = Array.from({ length: rng.int(4) }, (_, i) => toolTurn(chapter, sleepy && i === 0));
-  if (sleepy && before.length === 0) before.push(toolTurn(chapter, true));
+  const before = Array.from({ length: rng.int(4) }, (_, i) => toolTurn(chapter, sleepy && i === 0, format));
+  if (sleepy && before.length === 0) before.push(toolTurn(chapter, true, format));
   const kind: LoopKind = chapter === "s01" || chapter === "s02" ? "nonStreaming" : "streaming";
 
-  const outcome = await runFaultCase(fault, loopFor(chapter, sleepy ? 200 : 10_000), { cwd, before });
-  const name = `${chapter} · ${fault.name}`;
+  const connect = (model: ScriptedModel, maxRetries: number) =>
+    chapter === "s09" ? scriptedAdapter(format, model, { maxRetries, retryDelayMs: 1 }) : model.client({ maxRetries });
+  const loop = loopFor(chapter, sleepy ? 200 : 10_000) as FaultMatrixLoop<unknown>;
+  const outcome = await runFaultCase<unknown>(fault, loop, { cwd, before, connect });
+  const name = `${chapter}${chapter === "s09" ? ` (${format})` : ""} · ${fault.name}`;
+  if (chapter === "s09") tally(figures.formats, format);
   figures.runs++;
   figures.iterations += outcome.requests + 1; // the next prompt is one request more
   figures.historiesChecked += 2;
   tally(figures.runsByChapter, chapter);
-  if (fault !== noFault) tally(figures.faults, fault.name);
+  if (picked !== noFault) tally(figures.faults, fault.name);
   tally(figures.ends, outcome.end.kind === "stopped" ? outcome.end.stopReason : "error");
   if (outcome.end.kind === "threw") tally(figures.errors, outcome.end.errorName);
   check(name, outcome, fault, kind, before.length);
@@ -401,6 +449,8 @@ console.log(`
 iterations (model calls): ${figures.iterations} in ${figures.runs} runs, ${durationS.toFixed(1)} s
 runs by chapter:
 ${list(figures.runsByChapter)}
+s09's runs by wire format:
+${list(figures.formats)}
 faults injected, by matrix case:
 ${list(figures.faults)}
 runs ended:

@@ -1,3 +1,4 @@
+export * from "./agent-loop.ts";
 export * from "./anthropic-adapter.ts";
 export * from "./create-adapter.ts";
 export * from "./describe-openai-error.ts";
@@ -6,6 +7,7 @@ export * from "./message-from-chat.ts";
 export * from "./message-from-responses.ts";
 export * from "./openai-chat-adapter.ts";
 export * from "./openai-endpoint-guard.ts";
+export * from "./openai-prompt-too-long.ts";
 export * from "./openai-responses-adapter.ts";
 export * from "./provider-adapter.ts";
 export * from "./read-chat-stream.ts";
@@ -14,3 +16,4 @@ export * from "./retry-unstarted-stream.ts";
 export * from "./select-provider.ts";
 export * from "./to-chat-request.ts";
 export * from "./to-responses-request.ts";
+export { providerParts, S09_OPTIONS } from "./main.ts";

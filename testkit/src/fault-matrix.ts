@@ -322,13 +322,19 @@ export interface RunFaultCaseOptions<C = Anthropic> {
 }
 
 /**
- * A history with every content a list of blocks: another wire format's request, read back into the
- * Messages API's shape, holds a user's text as a block where the history may hold a string.
+ * A history as any wire format reads it back into the Messages API's shape: every content a list
+ * of blocks (a user's text may be a string in the history), and no `is_error: false` (the default,
+ * which another format has no field for).
  */
-function asBlocks(messages: readonly MessageParam[]): MessageParam[] {
-  return messages.map((m) =>
-    typeof m.content === "string" ? { ...m, content: [{ type: "text" as const, text: m.content }] } : m,
-  );
+function asReadBack(messages: readonly MessageParam[]): unknown[] {
+  return messages.map((m) => ({
+    role: m.role,
+    content: (typeof m.content === "string" ? [{ type: "text" as const, text: m.content }] : m.content).map((block) => {
+      if (block.type !== "tool_result" || block.is_error !== false) return block;
+      const { is_error: _, ...rest } = block;
+      return rest;
+    }),
+  }));
 }
 
 /**
@@ -369,7 +375,7 @@ export async function runFaultCase<C = Anthropic>(
       historyProblems: historyProblems(messages),
       historyAsBeforeFailedCall:
         end.kind === "threw"
-          ? lastSent !== undefined && JSON.stringify(asBlocks(lastSent)) === JSON.stringify(asBlocks(messages))
+          ? lastSent !== undefined && JSON.stringify(asReadBack(lastSent)) === JSON.stringify(asReadBack(messages))
           : null,
       history: structuredClone(messages),
       nextPromptProblem: null,
