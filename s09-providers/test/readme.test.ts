@@ -236,11 +236,15 @@ describe("the sample runs in README.md", () => {
     const ids = new Map<string, string>(); // a real session id → the one the text shows
     for (const { command, output } of samples) {
       const script = /pnpm (s\d\d)/.exec(command)?.[0] ?? "";
-      const ran = spawnSync("sh", ["-c", command.replaceAll(SAMPLE_DIR, dir).replace(script, scripts[script.slice(5)])], {
-        cwd: REPO_ROOT,
-        encoding: "utf8",
-        env: { ...env, NO_COLOR: "1", HARNESS_HOME: home },
-      });
+      const ran = spawnSync(
+        "sh",
+        ["-c", command.replaceAll(SAMPLE_DIR, dir).replace(script, scripts[script.slice(5)])],
+        {
+          cwd: REPO_ROOT,
+          encoding: "utf8",
+          env: { ...env, NO_COLOR: "1", HARNESS_HOME: home },
+        },
+      );
       const shownIds = [...new Set(output.match(UUID) ?? [])];
       const realIds = [...new Set(ran.stdout.match(UUID) ?? [])];
       realIds.forEach((id, i) => {
@@ -251,7 +255,11 @@ describe("the sample runs in README.md", () => {
         `~/.harness/projects/${projectSlug(SAMPLE_DIR)}`,
       );
       for (const [id, shown] of ids) real = real.replaceAll(id, shown);
-      const lines = (s: string) => s.replaceAll(dir, SAMPLE_DIR).split("\n").map((line) => line.trimEnd());
+      const lines = (s: string) =>
+        s
+          .replaceAll(dir, SAMPLE_DIR)
+          .split("\n")
+          .map((line) => line.trimEnd());
       expect(lines(real), command).toEqual(lines(output));
       expect(ran.status, command).toBe(0);
     }
