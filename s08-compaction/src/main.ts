@@ -128,7 +128,10 @@ export function compactionCli(
   options: SessionsCliOptions,
   window: ContextSettings,
   parts: CompactionCliParts = S08_PARTS,
-): ChapterCli<AgentStopReason> & { session(): OpenSession | undefined } {
+): ChapterCli<AgentStopReason> & {
+  /** The session open now: `undefined` until `loadHistory` has run. */
+  session(): OpenSession | undefined;
+} {
   let session: OpenSession | undefined;
   let resumed = false;
   let announced = false;
