@@ -23,9 +23,9 @@ import {
   type CompactionMode,
   type ContextEvent,
   compactHistory,
-  sendTurnWith,
   contextBudgetFor,
   contextLimits,
+  sendTurnWith,
 } from "@harness/s08-compaction";
 import { appendUserText, demoBrain, estimateInputTokens, isValidHistory, ScriptedModel } from "@harness/shared";
 import { type Figure, type Section, summarize } from "../section.ts";

@@ -4,10 +4,10 @@
  * HARNESS_TRACE_DIR, else the harness's data directory for that project. `--dir` names the
  * directory itself.
  */
-import { realpathSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { isProgram } from "@harness/shared";
 import { formatList, formatShow } from "./format-trace.ts";
 import { listTraces, readTrace, requestOf, tracePath } from "./read-trace.ts";
 import { renderTraceHtml } from "./render-html.ts";
@@ -107,6 +107,6 @@ export function runTraceCli(
 }
 
 // run only as the entry point (compared as real paths: a URL escapes spaces, a link hides the file)
-if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (isProgram(import.meta.filename)) {
   process.exit(runTraceCli(process.argv.slice(2)));
 }

@@ -6,7 +6,6 @@
  * allows calls like it for the rest of the session and writes the rule to settings.local.json. With
  * no terminal to ask on, the answer is no.
  */
-import { realpathSync } from "node:fs";
 import { relative } from "node:path";
 import { type AgentStopReason, terminalObserver } from "@harness/s03-streaming";
 import { isValidTraceId, newTraceId, TraceWriter, traceDir } from "@harness/s04-tracing";
@@ -16,7 +15,9 @@ import {
   type CliIo,
   type CliOptions,
   type ExtraOption,
+  isProgram,
   parseCliArgs,
+  processIo,
   type RunContext,
   runChapterCli,
 } from "@harness/shared";
@@ -185,17 +186,4 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   return runChapterCli(permissionsCli(start.settings, start.mode), argv, io);
 }
 
-function processIo(): CliIo {
-  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
-}
-
-/** True when this file is the program node runs (`pnpm s05`), not a module a test imports. */
-function isProgram(): boolean {
-  try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(import.meta.filename);
-  } catch {
-    return false;
-  }
-}
-
-if (isProgram()) process.exit(await main(process.argv.slice(2)));
+if (isProgram(import.meta.filename)) process.exit(await main(process.argv.slice(2)));

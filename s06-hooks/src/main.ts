@@ -4,7 +4,6 @@
  * each). The project's hooks run only when trusted (`decideTrust`, asked at the terminal before
  * the first prompt). SessionStart runs before the first prompt; the loop runs the rest.
  */
-import { realpathSync } from "node:fs";
 import { terminalObserver } from "@harness/s03-streaming";
 import { newTraceId, TraceWriter, traceDir } from "@harness/s04-tracing";
 import {
@@ -16,7 +15,7 @@ import {
   S05_OPTIONS,
   sayWhereTheTraceIs,
 } from "@harness/s05-permissions";
-import { type ChapterCli, type CliIo, type RunContext, runChapterCli } from "@harness/shared";
+import { type ChapterCli, type CliIo, isProgram, processIo, type RunContext, runChapterCli } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
 import type { AgentStopReason } from "./agent-stop-reason.ts";
 import { type HookInput, type HookSession, sessionStartInput } from "./hook-input.ts";
@@ -134,20 +133,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   return runChapterCli(hooksCli(start.settings, start.mode, loaded, io.stdin.isTTY === true), argv, io);
 }
 
-function processIo(): CliIo {
-  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
-}
-
-/** True when this file is the program node runs (`pnpm s06`), not a module a test imports. */
-function isProgram(): boolean {
-  try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(import.meta.filename);
-  } catch {
-    return false;
-  }
-}
-
-if (isProgram()) {
+if (isProgram(import.meta.filename)) {
   process.on("exit", killRunningHooks); // a second Ctrl-C exits at once: no hook is left running
   process.exit(await main(process.argv.slice(2)));
 }

@@ -5,7 +5,6 @@
  * `source: "resume"` and its `transcript_path`). The loop writes each prompt it sends and every
  * message after it; the lock is released at exit.
  */
-import { realpathSync } from "node:fs";
 import { terminalObserver } from "@harness/s03-streaming";
 import { newTraceId, TraceWriter, traceDir } from "@harness/s04-tracing";
 import {
@@ -31,6 +30,8 @@ import {
   type CliContext,
   type CliIo,
   type ExtraOption,
+  isProgram,
+  processIo,
   type RunContext,
   runChapterCli,
 } from "@harness/shared";
@@ -223,20 +224,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   }
 }
 
-function processIo(): CliIo {
-  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
-}
-
-/** True when this file is the program node runs (`pnpm s07`), not a module a test imports. */
-function isProgram(): boolean {
-  try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(import.meta.filename);
-  } catch {
-    return false;
-  }
-}
-
-if (isProgram()) {
+if (isProgram(import.meta.filename)) {
   process.on("exit", killRunningHooks); // a second Ctrl-C exits at once: no hook is left running
   process.exit(await main(process.argv.slice(2)));
 }

@@ -2,9 +2,9 @@
  * `pnpm sessions list | show <id>`: the sessions pnpm s07 wrote for the project pnpm was started
  * from (or --cwd's). Read only: it never writes a transcript, nor takes a lock.
  */
-import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { isProgram } from "@harness/shared";
 import { formatSession, formatSessionList } from "./format-sessions.ts";
 import { readTranscript } from "./read-transcript.ts";
 import { findSession, listSessions, sessionsDir } from "./sessions-dir.ts";
@@ -61,13 +61,4 @@ export function runSessionsCli(
   }
 }
 
-/** True when this file is the program node runs (`pnpm sessions`), not a module a test imports. */
-function isProgram(): boolean {
-  try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(import.meta.filename);
-  } catch {
-    return false;
-  }
-}
-
-if (isProgram()) process.exitCode = runSessionsCli(process.argv.slice(2));
+if (isProgram(import.meta.filename)) process.exitCode = runSessionsCli(process.argv.slice(2));

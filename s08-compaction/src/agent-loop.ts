@@ -150,7 +150,7 @@ export async function agentLoop(
     addMessage(messages, message);
   };
   let stopHookActive = false; // a Stop hook sent the loop on: it may not do so again
-  // measures the context; clears, then summarises, the history (context-keeper.ts)
+  // measures the context; clears, then summarises, the history (s08's ContextKeeper)
   const keeper = new ContextKeeper({
     send: sendTurnWith(client, options.compaction),
     model: options.model,

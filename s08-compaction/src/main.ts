@@ -6,7 +6,6 @@
  * written to the session's transcript as a boundary, and a resumed session (`--continue`,
  * `--resume`, `--fork`) loads the history from its last boundary on: the summary and the tail.
  */
-import { realpathSync } from "node:fs";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
 import { terminalObserver } from "@harness/s03-streaming";
@@ -43,6 +42,8 @@ import {
   type CliIo,
   type CliOptions,
   type ExtraOption,
+  isProgram,
+  processIo,
   type ReplCommand,
   type RunContext,
   runChapterCli,
@@ -367,20 +368,7 @@ export async function main(argv: string[], io: CliIo = processIo(), parts = S08_
   }
 }
 
-function processIo(): CliIo {
-  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
-}
-
-/** True when this file is the program node runs (`pnpm s08`), not a module a test imports. */
-function isProgram(): boolean {
-  try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(import.meta.filename);
-  } catch {
-    return false;
-  }
-}
-
-if (isProgram()) {
+if (isProgram(import.meta.filename)) {
   process.on("exit", killRunningHooks); // a second Ctrl-C exits at once: no hook is left running
   process.exit(await main(process.argv.slice(2)));
 }

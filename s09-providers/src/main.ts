@@ -5,10 +5,9 @@
  * `/compact` sends its summary request through it. Sessions, hooks, permissions, traces and the
  * context window work as in s08, on every format; a session continues on another provider.
  */
-import { realpathSync } from "node:fs";
 import { killRunningHooks } from "@harness/s06-hooks";
 import { type CompactionCliParts, compactionMain, contextSettings, S08_OPTIONS } from "@harness/s08-compaction";
-import type { CliIo, ExtraOption } from "@harness/shared";
+import { type CliIo, type ExtraOption, isProgram, processIo } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
 import { createAdapter } from "./create-adapter.ts";
 import { describeOpenAiError, type OpenAiErrorContext } from "./describe-openai-error.ts";
@@ -60,7 +59,7 @@ export function providerParts(stderr: NodeJS.WritableStream = process.stderr): C
         ...(typeof window === "string" ? {} : window),
       });
       adapter = choice.adapter;
-      if (choice.format !== "anthropic") {
+      if (choice.format !== "anthropic" && choice.kind === "api") {
         connection = { baseURL: choice.baseURL ?? DEFAULT_OPENAI_BASE_URL, keySource: choice.keySource };
       }
       return choice;
@@ -83,20 +82,7 @@ export function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   return compactionMain(argv, io, providerParts(io.stderr));
 }
 
-function processIo(): CliIo {
-  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
-}
-
-/** True when this file is the program node runs (`pnpm s09`), not a module a test imports. */
-function isProgram(): boolean {
-  try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(import.meta.filename);
-  } catch {
-    return false;
-  }
-}
-
-if (isProgram()) {
+if (isProgram(import.meta.filename)) {
   process.on("exit", killRunningHooks); // a second Ctrl-C exits at once: no hook is left running
   process.exit(await main(process.argv.slice(2)));
 }

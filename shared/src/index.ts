@@ -8,6 +8,7 @@ export * from "./cli/ask-user.ts";
 export * from "./cli/describe-error.ts";
 export * from "./cli/exit-code-for.ts";
 export * from "./cli/parse-cli-args.ts";
+export * from "./cli/process-io.ts";
 export * from "./cli/run-chapter-cli.ts";
 export * from "./cli/terminal-view.ts";
 export * from "./create-client.ts";

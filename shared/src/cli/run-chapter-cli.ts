@@ -17,6 +17,7 @@ import { type AskAnswer, askUser, DEFAULT_CHOICES } from "./ask-user.ts";
 import { describeError } from "./describe-error.ts";
 import { EXIT_CODES, exitCodeFor } from "./exit-code-for.ts";
 import { type CliOptions, type ExtraOption, parseCliArgs, UsageError, usage } from "./parse-cli-args.ts";
+import { processIo } from "./process-io.ts";
 import { TerminalView } from "./terminal-view.ts";
 
 /** What the CLI gives a chapter's hooks: the client, the options, the view, and the user. */
@@ -127,7 +128,7 @@ export interface CliIo {
 export async function runChapterCli<R extends string>(
   chapter: ChapterCli<R>,
   argv: string[],
-  io: CliIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env },
+  io: CliIo = processIo(),
 ): Promise<number> {
   const fail = (error: unknown, choice?: Connection) => {
     io.stderr.write(`${chapter.command}: error: ${describeError(error, choice ?? {})}\n`);
