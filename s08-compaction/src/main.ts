@@ -107,6 +107,8 @@ export interface CompactionCliParts {
   ): Promise<AgentLoopResult<AgentStopReason>>;
   /** How `/compact` sends its summary request. */
   send(context: RunContext): SendTurn;
+  /** Lines the help adds on the environment (the variables `connect` reads). */
+  environment?: readonly string[];
 }
 
 /** This chapter's parts: `s08`, its options, its loop on the context's Anthropic client. */
@@ -156,6 +158,7 @@ export function compactionCli(
     commands: [compactCommand(window, () => session, parts.send)],
     clientOptions: () => ({ contextWindow: window.contextWindow }),
     connect: parts.connect,
+    environment: parts.environment,
     session: () => session,
     async loadHistory(context) {
       const choice = await chooseSession(context, options);

@@ -12,7 +12,7 @@ import { agentLoop } from "./agent-loop.ts";
 import { createAdapter } from "./create-adapter.ts";
 import { describeOpenAiError, type OpenAiErrorContext } from "./describe-openai-error.ts";
 import { type ProviderAdapter, WIRE_FORMATS } from "./provider-adapter.ts";
-import { DEFAULT_OPENAI_BASE_URL, isWireFormat } from "./select-provider.ts";
+import { DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, isWireFormat } from "./select-provider.ts";
 
 /** s08's options, unchanged, and `--provider`. */
 export const S09_OPTIONS: ExtraOption[] = [
@@ -43,6 +43,9 @@ export function providerParts(stderr: NodeJS.WritableStream = process.stderr): C
     command: "s09",
     summary: "one loop, many wire formats (--provider)",
     extraOptions: S09_OPTIONS,
+    environment: [
+      `OPENAI_API_KEY, OPENAI_BASE_URL for the OpenAI formats (their default model: ${DEFAULT_OPENAI_MODEL})`,
+    ],
     connect(options, env) {
       const provider = options.extra.provider;
       if (provider !== undefined && !isWireFormat(provider)) {

@@ -161,7 +161,7 @@ describe.each(READMES)("%s", (name) => {
 
   it("shows the CLI's own --help text", () => {
     expect(codeFences(text, "text")).toContain(
-      `${usage(CLI.command, CLI.summary, S09_OPTIONS, CLI.exitCodes, CLI.commands)}\n`,
+      `${usage(CLI.command, CLI.summary, S09_OPTIONS, CLI.exitCodes, CLI.commands, CLI.environment)}\n`,
     );
   });
 

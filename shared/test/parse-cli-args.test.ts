@@ -230,6 +230,13 @@ describe("usage", () => {
     expect(text).toContain("  --trace ID          save every iteration");
   });
 
+  it("adds a chapter's own environment lines under the contract's", () => {
+    const lines = usage("s00", "tools", [], {}, [], ["OTHER_KEY for another provider"]).split("\n");
+    const at = lines.findIndex((line) => line.startsWith("environment: ANTHROPIC_API_KEY"));
+    expect(lines[at + 1]).toBe("             OTHER_KEY for another provider");
+    expect(lines[at + 2]).toMatch(/^ {13}\(from the shell or \.env/);
+  });
+
   it("states the defaults and the exit statuses", () => {
     expect(text).toContain("(default 8)");
     expect(text).toContain("(default 120)");

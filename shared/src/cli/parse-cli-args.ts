@@ -171,13 +171,17 @@ function readOptionalValues(
   return { args, alone };
 }
 
-/** The `--help` text; `exitCodes` are the chapter's own, listed after the contract's; `commands`, its REPL's. */
+/**
+ * The `--help` text; `exitCodes` are the chapter's own, listed after the contract's; `commands`,
+ * its REPL's; `environment`, lines on the variables it reads besides the contract's.
+ */
 export function usage(
   command: string,
   summary: string,
   extras: ExtraOption[] = [],
   exitCodes: ExitCodes = {},
   commands: readonly { help: string }[] = [],
+  environment: readonly string[] = [],
 ): string {
   const statuses = (codes: ExitCodes) =>
     Object.entries(codes)
@@ -203,6 +207,7 @@ export function usage(
     "  -h, --help          show this help",
     "",
     "environment: ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, MODEL_ID",
+    ...environment.map((line) => `             ${line}`),
     "             (from the shell or .env at the repository root; the shell wins)",
     `exit status: ${statuses(EXIT_CODES)}`,
     ...own,

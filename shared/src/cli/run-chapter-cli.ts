@@ -106,6 +106,8 @@ export interface ChapterCli<R extends string> {
    * scripted model's, which such a chapter does not call.
    */
   connect?(options: CliOptions, env: NodeJS.ProcessEnv): Connection;
+  /** Lines the help adds under the environment it reads (a chapter that reads more variables). */
+  environment?: readonly string[];
 }
 
 /** What `connect` chose: `createClient`'s choice, the client optional. */
@@ -144,7 +146,7 @@ export async function runChapterCli<R extends string>(
   }
   if (options.help) {
     io.stdout.write(
-      `${usage(chapter.command, chapter.summary, chapter.extraOptions, chapter.exitCodes, chapter.commands)}\n`,
+      `${usage(chapter.command, chapter.summary, chapter.extraOptions, chapter.exitCodes, chapter.commands, chapter.environment)}\n`,
     );
     return 0;
   }
