@@ -183,7 +183,7 @@ export function compactionCli(
       const hooks = await started;
       const id = cli.extra.trace; // true: `--trace` alone
       if (id !== undefined && !trace) {
-        trace = new TraceWriter(id === true ? newTraceId() : String(id), traceDir(cli.cwd));
+        trace = new TraceWriter(id === true ? newTraceId() : String(id), traceDir(cli.cwd, options.env));
       }
       const running = parts.loop(
         history,

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { readTrace, sentRequests, traceDir } from "@harness/s04-tracing";
 import { demoBrain, ScriptedModel, startScriptedServer } from "@harness/shared";
 import { afterEach, describe, expect, it } from "vitest";
 import { WIRE_FORMATS } from "../src/provider-adapter.ts";
@@ -183,4 +184,37 @@ describe("pnpm s09", () => {
     expect(stdout).toMatch(/^(?:s09 >> )?context: \/compact: summarised \d+ messages/m);
     expect(stdout).toContain("The release codename is BLUE-HERON.");
   }, 60_000);
+
+  it.each(["openai-chat", "openai-responses"] as const)(
+    "traces and gates the calls of %s as of any format: the trace holds the course's requests, a denied call never runs",
+    async (format) => {
+      const cwd = project({}, "demo-branch");
+      const env = cleanEnv();
+      const { code, stdout, stderr } = await runCli(
+        [
+          "--offline",
+          "--provider",
+          format,
+          "--cwd",
+          cwd,
+          "--trace=t1",
+          "--deny",
+          "Bash(git *)",
+          "What is the current git branch?",
+        ],
+        env,
+      );
+      expect(code).toBe(0);
+      expect(stdout).toContain("Error [denied]");
+      expect(stderr).not.toContain("error:");
+      const trace = readTrace(join(traceDir(cwd, env), "t1.jsonl"));
+      const sent = [...sentRequests(trace)].map(({ request }) => request);
+      expect(sent).toHaveLength(2);
+      // the course's own shape, whatever went over the wire: a tool_use answered by its tool_result
+      const results = sent[1].messages.flatMap((m) => (typeof m.content === "string" ? [] : m.content));
+      expect(results.find((b) => b.type === "tool_result")).toMatchObject({ is_error: true });
+      expect(trace.records.at(-1)).toMatchObject({ type: "result" });
+    },
+    60_000,
+  );
 });
