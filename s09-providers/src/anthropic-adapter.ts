@@ -13,8 +13,8 @@ import type { AdapterOptions, ProviderAdapter } from "./provider-adapter.ts";
 export function anthropicAdapter(client: Anthropic, options: AdapterOptions = {}): ProviderAdapter {
   const drop = noticeOnce(options.notice);
   return {
-    promptTooLong: promptTooLong,
     format: "anthropic",
+    promptTooLong,
     streamTurn: (request, signal, observer) =>
       streamTurn(
         client,

@@ -18,8 +18,8 @@ import { toChatRequest } from "./to-chat-request.ts";
 export function openAiChatAdapter(client: OpenAI, options: AdapterOptions = {}): ProviderAdapter {
   const drop = noticeOnce(options.notice);
   return {
-    promptTooLong: openAiPromptTooLong,
     format: "openai-chat",
+    promptTooLong: openAiPromptTooLong,
     streamTurn: (request, signal, observer = {}) => {
       const params = toChatRequest({ ...request, messages: keepForFormat(request.messages, "openai-chat", drop) });
       return retryUnstartedStream(

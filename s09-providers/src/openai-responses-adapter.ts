@@ -17,8 +17,8 @@ import { toResponsesRequest } from "./to-responses-request.ts";
 export function openAiResponsesAdapter(client: OpenAI, options: AdapterOptions = {}): ProviderAdapter {
   const drop = noticeOnce(options.notice);
   return {
-    promptTooLong: openAiPromptTooLong,
     format: "openai-responses",
+    promptTooLong: openAiPromptTooLong,
     streamTurn: (request, signal, observer = {}) => {
       const params = toResponsesRequest({
         ...request,
