@@ -303,7 +303,11 @@ function run(
 function lines(text: string, renames: [string, string][] = []): string[] {
   let normal = text;
   for (const [from, to] of [...renames, ...places]) normal = normal.split(from).join(to);
-  if (base) normal = normal.replace(new RegExp(`${escaped(base)}/[a-z-]+`, "g"), SERVER).split(base).join(SERVER);
+  if (base)
+    normal = normal
+      .replace(new RegExp(`${escaped(base)}/[a-z-]+`, "g"), SERVER)
+      .split(base)
+      .join(SERVER);
   if (closedPort) normal = normal.split(`http://127.0.0.1:${closedPort}`).join(NOT_STARTED);
   if (play) normal = normal.split(play).join(PLAY);
   return normal.split("\n").filter((line) => line.trim() !== "");
@@ -591,7 +595,8 @@ describe("what the pages quote from s07 to s09", { timeout: 180_000 }, () => {
       runs.map((failed) => failed.stderr.at(-1)!),
     );
     // s09 reads only OpenAI's words for "too long": these refusals end the run, nothing compacted
-    for (const tooLong of runs.slice(-2)) expect(tooLong.stdout.some((line) => line.startsWith("context:"))).toBe(false);
+    for (const tooLong of runs.slice(-2))
+      expect(tooLong.stdout.some((line) => line.startsWith("context:"))).toBe(false);
   });
 
   it("an OpenAI-format endpoint that rejects the key, or has no such model or path", async () => {
@@ -615,7 +620,10 @@ describe("what the pages quote from s07 to s09", { timeout: 180_000 }, () => {
     expect(overflow.stdout.at(-1)).toMatch(/^── context_overflow · /);
     expect(overflow.stdout.some((line) => line.startsWith("context: compaction failed"))).toBe(true);
     expectQuoted(PAGES.troubleshooting, overflow.stdout);
-    expectHolds(PAGES.troubleshooting, `pnpm s08 --offline --cwd ${SAMPLES.s08} ${args.slice(0, 2).join(" ")} "${args[2]}"`);
+    expectHolds(
+      PAGES.troubleshooting,
+      `pnpm s08 --offline --cwd ${SAMPLES.s08} ${args.slice(0, 2).join(" ")} "${args[2]}"`,
+    );
   });
 
   it("s07: a session another process has open is forked, and a torn last line is cut off", async () => {
@@ -653,7 +661,9 @@ describe("what the pages quote from s07 to s09", { timeout: 180_000 }, () => {
     appendFileSync(join(sessions, transcript), '{"type":"message","id":"m');
     const resumed = await offline("s07-sessions", s07Torn, "--continue", "What did you just tell me?");
     expect(resumed.code).toBe(0);
-    expect(resumed.stderr.at(-1)).toMatch(/^s07: skipped line \d+, not whole \(25 bytes: a write cut short\): cut it off$/);
+    expect(resumed.stderr.at(-1)).toMatch(
+      /^s07: skipped line \d+, not whole \(25 bytes: a write cut short\): cut it off$/,
+    );
     // cut off, then written on: every line is whole again
     const records = readFileSync(join(sessions, transcript), "utf8").trimEnd().split("\n");
     expect(records.every((record) => typeof JSON.parse(record) === "object")).toBe(true);
