@@ -32,6 +32,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   createClient,
+  DEFAULT_MAX_TOKENS,
   DEFAULT_MODEL_TIMEOUT_SECONDS,
   demoBrain,
   describeError,
@@ -557,6 +558,12 @@ describe("what the pages quote from s07 to s09", { timeout: 180_000 }, () => {
     // the requests went where the SDK sends them, with the key as a bearer token
     expect(new Set(scriptedModel.requests.map((request) => request.path))).toEqual(new Set(["/v1/chat/completions"]));
     expect(scriptedModel.requests.every((request) => request.headers.authorization === "Bearer ollama")).toBe(true);
+    // each turn asks for up to DEFAULT_MAX_TOKENS of answer: the vLLM paragraph says so
+    const asked = scriptedModel.requests.map(
+      (request) => (request.raw as { max_completion_tokens?: number }).max_completion_tokens,
+    );
+    expect(asked).toContain(DEFAULT_MAX_TOKENS);
+    expectHolds(PAGES.localModels, `${DEFAULT_MAX_TOKENS.toLocaleString("en-US")} token`);
     expect(sized.stderr[0]).toBe(
       `Using ${ollama} (OPENAI_BASE_URL from the shell) (openai-chat), model qwen3-coder, with OPENAI_API_KEY from the shell.`,
     );
