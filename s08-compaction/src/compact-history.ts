@@ -5,7 +5,7 @@
  * result is a history the API accepts, or the old history stays.
  */
 import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages";
-import { historyProblems } from "@harness/shared";
+import { describeError, historyProblems } from "@harness/shared";
 import { findCut } from "./find-cut.ts";
 import { estimateTokens } from "./measure-context.ts";
 import { requestSummary, type SummaryRequest } from "./request-summary.ts";
@@ -48,7 +48,7 @@ export async function compactHistory(
     if (options.signal.aborted) return { kind: "aborted" };
     return {
       kind: "failed",
-      reason: `the summary call failed: ${error instanceof Error ? error.message : String(error)}`,
+      reason: `the summary call failed: ${describeError(error)}`,
     };
   }
   if (summary === null) return { kind: "aborted" };

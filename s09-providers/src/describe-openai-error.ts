@@ -3,6 +3,7 @@
  * Anthropic SDK's: what happened, where, and what to do. The CLI prints it in place of the SDK's
  * own message ("Connection error.", "401 Incorrect API key provided: sk-…").
  */
+import { connectionCause } from "@harness/shared";
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
 
 /** What the line may name: the endpoint called and where the key came from. */
@@ -19,30 +20,25 @@ export interface OpenAiErrorContext {
 export function describeOpenAiError(error: unknown, context: OpenAiErrorContext): string | undefined {
   const endpoint = context.baseURL;
   if (error instanceof APIConnectionTimeoutError) return `no response from ${endpoint} in time (after retries)`;
-  if (error instanceof APIConnectionError) return `could not reach ${endpoint}: ${causeOf(error)} (after retries)`;
+  if (error instanceof APIConnectionError) {
+    return `could not reach ${endpoint}: ${connectionCause(error, endpoint)} (after retries)`;
+  }
   if (!(error instanceof APIError)) return undefined;
   const body = error.error as { message?: unknown; type?: unknown } | undefined;
   const type = typeof body?.type === "string" ? body.type : (error.type ?? "error");
-  const message = oneLine(typeof body?.message === "string" ? body.message : error.message.replace(/^\d+ /, ""));
+  // a body with no `error` field (FastAPI's {"detail": …}) is not passed on by the SDK at all
+  const message =
+    typeof body?.message === "string"
+      ? oneLine(body.message)
+      : body === undefined && error.status !== undefined
+        ? "no error the client could read in the body"
+        : oneLine(error.message.replace(/^\d+ /, ""));
   const what = `${endpoint} answered ${error.status ?? "a stream error"} ${type}: ${message}`;
   if (error.status === 401) return `${what}; the key was rejected (${context.keySource ?? "no key was sent"})`;
   if (error.status === 404)
     return `${what}; check --model or MODEL_ID, and OPENAI_BASE_URL (the client adds /chat/completions or /responses to it)`;
   if (error.status === 429 || (error.status ?? 0) >= 500) return `${what} (after retries)`;
   return what;
-}
-
-/** The deepest reason fetch gave, with its system code when it has one. */
-function causeOf(error: Error): string {
-  let reason = "";
-  const seen = new Set<unknown>();
-  for (let e: unknown = error.cause; e instanceof Error && !seen.has(e); e = e.cause) {
-    seen.add(e);
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string") return `${oneLine(e.message)} (${code})`;
-    if (e.message && e.message !== "fetch failed") reason = oneLine(e.message);
-  }
-  return reason || oneLine(error.message);
 }
 
 function oneLine(text: string): string {

@@ -41,8 +41,24 @@ describe("describeOpenAiError", () => {
     await new Promise((resolve) => server.close(resolve)); // nothing listens there now
     const url = `http://127.0.0.1:${port}/v1`;
     expect(describeOpenAiError(await errorOf(url), { baseURL: url })).toMatch(
-      new RegExp(`^could not reach ${url}: .*\\(ECONNREFUSED\\) \\(after retries\\)$`),
+      new RegExp(`^could not reach ${url}: connection refused: .*\\(ECONNREFUSED\\) \\(after retries\\)$`),
     );
+  });
+
+  it("says a body it cannot read is one, where the SDK says there was none", async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end(JSON.stringify({ detail: "Not Found" }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      expect(describeOpenAiError(await errorOf(url), { baseURL: url })).toBe(
+        `${url} answered 404 error: no error the client could read in the body; check --model or MODEL_ID, and OPENAI_BASE_URL (the client adds /chat/completions or /responses to it)`,
+      );
+    } finally {
+      server.close();
+    }
   });
 
   it("leaves other errors to shared's describeError", () => {

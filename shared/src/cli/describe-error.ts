@@ -67,7 +67,11 @@ export function describeError(error: unknown, context: ErrorContext = {}): strin
  * Why fetch failed: `fetch failed` says nothing, its causes do (ECONNREFUSED, ENOTFOUND, and
  * fetch's own refusals such as "bad port", for ports the fetch standard blocks, 9 among them).
  */
-function connectionCause(error: Error, endpoint: string): string {
+/**
+ * Why a connection to `endpoint` failed, read from the deepest cause fetch gave (its system code
+ * said in words): for any SDK's connection error.
+ */
+export function connectionCause(error: Error, endpoint: string): string {
   const seen = new Set<unknown>();
   let deepest = "";
   for (let e: unknown = error.cause; e instanceof Error && !seen.has(e); e = e.cause) {
