@@ -26,13 +26,14 @@ export function describeOpenAiError(error: unknown, context: OpenAiErrorContext)
   if (!(error instanceof APIError)) return undefined;
   const body = error.error as { message?: unknown; type?: unknown } | undefined;
   const type = typeof body?.type === "string" ? body.type : (error.type ?? "error");
-  // a body with no `error` field (FastAPI's {"detail": …}) is not passed on by the SDK at all
+  // a JSON body with no `error` field (FastAPI's {"detail": …}) is dropped by the SDK: "(no body)"
+  const said = oneLine(error.message.replace(/^\d+ /, ""));
   const message =
     typeof body?.message === "string"
       ? oneLine(body.message)
-      : body === undefined && error.status !== undefined
+      : said === "status code (no body)"
         ? "no error the client could read in the body"
-        : oneLine(error.message.replace(/^\d+ /, ""));
+        : said;
   const what = `${endpoint} answered ${error.status ?? "a stream error"} ${type}: ${message}`;
   if (error.status === 401) return `${what}; the key was rejected (${context.keySource ?? "no key was sent"})`;
   if (error.status === 404)
