@@ -3,3 +3,4 @@ export * from "./cli-runner.ts";
 export * from "./fault-matrix.ts";
 export * from "./find-browser.ts";
 export * from "./read-chapter-cli.ts";
+export * from "./run-in-process.ts";
