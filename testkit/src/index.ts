@@ -1,4 +1,5 @@
 export * from "./chapter-text.ts";
+export * from "./clean-up-after.ts";
 export * from "./cli-runner.ts";
 export * from "./fault-matrix.ts";
 export * from "./find-browser.ts";
