@@ -2,10 +2,12 @@
  * s01's command line: `pnpm s01 [options] [prompt]`. Everything but the run itself is the
  * shared CLI contract (options, client choice, REPL, exit codes); read `agent-loop.ts` first.
  */
+import { realpathSync } from "node:fs";
 import { type ChapterCli, type LoopStopReason, runChapterCli } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
 
-const chapter: ChapterCli<LoopStopReason> = {
+/** The chapter's CLI: s01's loop on the shared CLI contract. */
+export const chapter: ChapterCli<LoopStopReason> = {
   command: "s01",
   summary: "one bounded loop and a bash tool",
   run: (history, { client, model, options, view }) =>
@@ -23,4 +25,13 @@ const chapter: ChapterCli<LoopStopReason> = {
     }),
 };
 
-process.exit(await runChapterCli(chapter, process.argv.slice(2)));
+/** True when this file is the program node runs (`pnpm s01`), not a module a test imports. */
+function isProgram(): boolean {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(import.meta.filename);
+  } catch {
+    return false;
+  }
+}
+
+if (isProgram()) process.exit(await runChapterCli(chapter, process.argv.slice(2)));

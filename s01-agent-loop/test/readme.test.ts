@@ -18,14 +18,26 @@ import {
   DEFAULT_MODEL_TIMEOUT_SECONDS,
   EXIT_CODES,
   exitCodeFor,
+  runChapterCli,
   SHOW_ELAPSED_AFTER_MS,
   usage,
 } from "@harness/shared";
-import { codeFences, containsRun, normalisedLines, proseOf, readChapterCli, sourceLines } from "@harness/testkit";
+import {
+  codeFences,
+  commandWords,
+  containsRun,
+  normalisedLines,
+  proseOf,
+  readChapterCli,
+  runInProcess,
+  sourceLines,
+} from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
+import { chapter } from "../src/main.ts";
 
 const CHAPTER = join(dirname(fileURLToPath(import.meta.url)), "..");
 const REPO_ROOT = join(CHAPTER, "..");
+const SCRIPTS = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).scripts as Record<string, string>;
 const LOOP_FILE = join(CHAPTER, "src", "agent-loop.ts");
 const ONE_CALL_FILE = join(CHAPTER, "src", "one-call.ts");
 const CLI = readChapterCli(CHAPTER);
@@ -226,10 +238,11 @@ describe.each(READMES)("%s: the loop and the diff", (name) => {
 
 /**
  * The offline samples: a ```sh block that runs `pnpm s01 --offline ...`, followed at once by the
- * ```text (or ```json) block of what it printed. Each is run for real, in order, by bash, with
- * `pnpm s01` standing for the chapter's CLI. Where the text runs at the repository root, a fresh
- * git repository on branch main stands in for it (INIT_CWD, as pnpm sets it); /tmp/s01-play is a
- * fresh temporary directory. What varies from run to run is normalised: the token estimates (the
+ * ```text (or ```json) block of what it printed. Each is run for real, in order: the lines before
+ * the `pnpm s01` line by bash, that line by the chapter's CLI in this process (the root
+ * package.json's s01 script runs src/main.ts, whose `chapter` it is). Where the text runs at the
+ * repository root, a fresh git repository on branch main stands in for it (INIT_CWD, as pnpm sets
+ * it); /tmp/s01-play is a fresh temporary directory. What varies from run to run is normalised: the token estimates (the
  * system prompt names the working directory, so they follow its length) and that directory.
  */
 const SAMPLE = /^```sh\n([\s\S]*?)^```\n\n^```(text|json)\n([\s\S]*?)^```$/gm;
@@ -282,11 +295,15 @@ describe("README.md: the offline samples", () => {
 
   it.each(samples.map((sample) => [sample.script.split("\n").at(-1), sample] as const))(
     "prints what a real run of `%s` prints",
-    (_, sample) => {
+    async (_, sample) => {
       const { root, play } = sampleDirs();
-      const main = join(CHAPTER, "src", "main.ts");
-      const script = `pnpm() { shift; node --import tsx ${JSON.stringify(main)} "$@"; }\n${sample.script.replaceAll(PLAY, play)}`;
-      const run = spawnSync("bash", ["-c", script], { cwd: REPO_ROOT, env: sampleEnv(root), encoding: "utf8" });
+      const lines = sample.script.replaceAll(PLAY, play).split("\n");
+      const before = spawnSync("bash", ["-c", lines.slice(0, -1).join("\n")], { cwd: REPO_ROOT, env: sampleEnv(root) });
+      expect(before.status).toBe(0);
+      const [pnpm, script, ...args] = commandWords(lines.at(-1) ?? "");
+      expect([pnpm, SCRIPTS[script]]).toEqual(["pnpm", "node --import tsx s01-agent-loop/src/main.ts"]);
+      const ran = await runInProcess((argv, io) => runChapterCli(chapter, argv, io), args, sampleEnv(root));
+      const run = { status: ran.code, stdout: ran.stdout, stderr: ran.stderr };
       expect(run.stderr).toMatch(/^Using the offline scripted model \(--offline was given\)/);
       if (sample.lang === "json") {
         const last = run.stdout.trimEnd().split("\n").at(-1) ?? "";

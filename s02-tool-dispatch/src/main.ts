@@ -2,11 +2,13 @@
  * s02's command line: `pnpm s02 [options] [prompt]`. The shared CLI contract, with s02's loop and
  * a display that labels results of calls that ran at once. Ctrl-C exits at once, as in s01.
  */
+import { realpathSync } from "node:fs";
 import { type ChapterCli, type LoopStopReason, runChapterCli } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
 import { terminalObserver } from "./terminal-observer.ts";
 
-const chapter: ChapterCli<LoopStopReason> = {
+/** The chapter's CLI: s02's loop and display on the shared CLI contract. */
+export const chapter: ChapterCli<LoopStopReason> = {
   command: "s02",
   summary: "tool objects, a dispatch map and read-only calls run at once",
   run: (history, { client, model, options, view }) =>
@@ -19,4 +21,13 @@ const chapter: ChapterCli<LoopStopReason> = {
     }),
 };
 
-process.exit(await runChapterCli(chapter, process.argv.slice(2)));
+/** True when this file is the program node runs (`pnpm s02`), not a module a test imports. */
+function isProgram(): boolean {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(import.meta.filename);
+  } catch {
+    return false;
+  }
+}
+
+if (isProgram()) process.exit(await runChapterCli(chapter, process.argv.slice(2)));

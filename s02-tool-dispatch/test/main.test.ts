@@ -1,15 +1,28 @@
 /**
  * The CLI as a reader runs it: `node --import tsx s02-tool-dispatch/src/main.ts` in a child process,
- * with no ANTHROPIC_* variables from the test's environment. Offline runs use the built-in scripted
- * model; the others talk to a scripted model served on 127.0.0.1, and Ctrl-C is a real SIGINT.
+ * with no ANTHROPIC_* variables from the test's environment, where the process is the point (Ctrl-C
+ * is a real SIGINT; an input that used to freeze the process must not freeze it); elsewhere its
+ * `chapter` in the test's process on the same environment (testkit's runInProcess). Offline runs
+ * use the built-in scripted model; the others talk to a scripted model served on 127.0.0.1.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { reply, ScriptedModel, type ScriptStep, startScriptedServer, text, textReply, toolUse } from "@harness/shared";
+import {
+  reply,
+  runChapterCli,
+  ScriptedModel,
+  type ScriptStep,
+  startScriptedServer,
+  text,
+  textReply,
+  toolUse,
+} from "@harness/shared";
+import { runInProcess } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
+import { chapter } from "../src/main.ts";
 import { tempWorkdir } from "./temp-workdir.ts";
 
 const REPO_ROOT = join(import.meta.dirname, "..", "..");
@@ -61,6 +74,11 @@ async function runCli(args: string[], env = cleanEnv()) {
   cli.child.stdin?.end();
   const code = await cli.exited;
   return { code, stdout: cli.stdout(), stderr: cli.stderr() };
+}
+
+/** Run the CLI to the end in this process, as `runCli` runs it in a child. */
+function runHere(args: string[], env = cleanEnv()) {
+  return runInProcess((argv, io) => runChapterCli(chapter, argv, io), args, env);
 }
 
 /** Wait until `check` holds, looking again every few milliseconds (the test's timeout is the deadline). */
@@ -161,7 +179,7 @@ describe("s02 CLI", { timeout: 120_000 }, () => {
     });
 
     it("finds the TODO comments with grep", async () => {
-      const { code, stdout } = await runCli([
+      const { code, stdout } = await runHere([
         "--offline",
         "--cwd",
         demoDir(),
@@ -179,7 +197,7 @@ describe("s02 CLI", { timeout: 120_000 }, () => {
       writeFileSync(join(cwd, "node_modules", "dep", "index.js"), "// TODO: ignored by .gitignore\n");
       mkdirSync(join(cwd, ".harness"));
       writeFileSync(join(cwd, ".harness", "notes.md"), "TODO: the harness's own\n");
-      const { code, stdout } = await runCli(["--offline", "--cwd", cwd, "Find the TODO comments in this repository"]);
+      const { code, stdout } = await runHere(["--offline", "--cwd", cwd, "Find the TODO comments in this repository"]);
       expect(code).toBe(0);
       expect(stdout).toContain("I found 2 TODO/FIXME comments:");
       expect(stdout).not.toContain("ignored by .gitignore");
@@ -187,7 +205,7 @@ describe("s02 CLI", { timeout: 120_000 }, () => {
     });
 
     it("reads three files in one turn, labelling each result with its call", async () => {
-      const { code, stdout } = await runCli([
+      const { code, stdout } = await runHere([
         "--offline",
         "--cwd",
         demoDir(),
@@ -203,7 +221,7 @@ describe("s02 CLI", { timeout: 120_000 }, () => {
 
     it("edits notes.txt and reads it back", async () => {
       const cwd = demoDir();
-      const { code, stdout } = await runCli([
+      const { code, stdout } = await runHere([
         "--offline",
         "--cwd",
         cwd,
@@ -248,7 +266,7 @@ describe("s02 CLI", { timeout: 120_000 }, () => {
 
   describe("exit status", () => {
     it("is 2 when the turn budget is spent", async () => {
-      const { code, stdout } = await runCli([
+      const { code, stdout } = await runHere([
         "--offline",
         "--max-turns",
         "1",
@@ -265,7 +283,7 @@ describe("s02 CLI", { timeout: 120_000 }, () => {
         reply([text("I was about to"), toolUse("bash", { command: "touch cut" })], { stopReason: "max_tokens" }),
       ]);
       const cwd = demoDir();
-      const { code, stdout } = await runCli(["--cwd", cwd, "go"], env);
+      const { code, stdout } = await runHere(["--cwd", cwd, "go"], env);
       expect(code).toBe(3);
       expect(stdout).toContain("── max_tokens");
       expect(existsSync(join(cwd, "cut"))).toBe(false);
@@ -273,14 +291,14 @@ describe("s02 CLI", { timeout: 120_000 }, () => {
     });
 
     it("is 1 for bad usage, with one line on stderr", async () => {
-      const { code, stderr } = await runCli(["--max-turns", "0", "hi"]);
+      const { code, stderr } = await runHere(["--max-turns", "0", "hi"]);
       expect(code).toBe(1);
       expect(stderr).toBe("s02: error: --max-turns expects a whole number of at least 1, got 0\n");
     });
 
     it("is 1 for an API error, with one line on stderr and no stack", async () => {
       const { env } = await scriptedServer([{ kind: "http_error", status: 400, message: "this request is wrong" }]);
-      const { code, stderr } = await runCli(["--cwd", demoDir(), "hi"], env);
+      const { code, stderr } = await runHere(["--cwd", demoDir(), "hi"], env);
       expect(code).toBe(1);
       expect(stderr).toMatch(/^Using http:\/\/127\.0\.0\.1:\d+ .* with ANTHROPIC_API_KEY from the shell\.\n/);
       expect(stderr.split("\n").slice(1)).toEqual([
@@ -293,7 +311,7 @@ describe("s02 CLI", { timeout: 120_000 }, () => {
       const { url, seen, env } = await endpoint((res) =>
         res.writeHead(200, { "content-type": "text/html" }).end("<html><body>Sign in</body></html>"),
       );
-      const { code, stdout, stderr } = await runCli(["--cwd", demoDir(), "hi"], env);
+      const { code, stdout, stderr } = await runHere(["--cwd", demoDir(), "hi"], env);
       expect(code).toBe(1);
       expect(stderr.split("\n")[1]).toBe(
         `s02: error: ${url}/v1/messages answered 200 text/html, not a Messages API response: "<html><body>Sign in</body></html>"`,
@@ -304,7 +322,7 @@ describe("s02 CLI", { timeout: 120_000 }, () => {
 
     it("is 1 when the response has not come for --model-timeout, naming the endpoint, without sending it again", async () => {
       const { url, seen, env } = await endpoint(() => {}); // accepts the request, never answers
-      const { code, stderr } = await runCli(["--model-timeout", "1", "--cwd", demoDir(), "hi"], env);
+      const { code, stderr } = await runHere(["--model-timeout", "1", "--cwd", demoDir(), "hi"], env);
       expect(code).toBe(1);
       expect(stderr.split("\n")[1]).toBe(`s02: error: no response from ${url}/v1/messages within 1 s`);
       expect(seen.requests).toBe(1); // a timeout is not sent again

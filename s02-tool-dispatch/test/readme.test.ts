@@ -12,11 +12,24 @@ import {
   DEFAULT_MAX_OUTPUT_BYTES,
   EXIT_CODES,
   exitCodeFor,
+  runChapterCli,
   usage,
 } from "@harness/shared";
-import { codeFences, containsRun, normalisedLines, proseOf, readChapterCli, sourceLines } from "@harness/testkit";
+import {
+  type ChapterMain,
+  codeFences,
+  containsRun,
+  mainOfScript,
+  normalisedLines,
+  proseOf,
+  readChapterCli,
+  runInProcess,
+  sourceLines,
+} from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
+import { chapter as s01Chapter } from "../../s01-agent-loop/src/main.ts";
 import { dispatch, toolMap } from "../src/dispatch.ts";
+import { chapter } from "../src/main.ts";
 import { MAX_CONCURRENT_TOOLS } from "../src/run-tool-calls.ts";
 import { toApiTool } from "../src/tool.ts";
 import { MAX_GLOB_RESULTS } from "../src/tools/glob.ts";
@@ -294,8 +307,11 @@ describe("the sample runs in README.md", () => {
     const made = spawnSync("sh", ["-c", (setup ?? "").replaceAll(SAMPLE_DIR, dir)], { encoding: "utf8" });
     expect(made.status, made.stderr).toBe(0);
     const [, chapter, ...rest] = words(command);
-    const [program, ...args] = scripts[chapter].split(" ");
-    const stdout = await run(program, [...args, ...rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir))], dir);
+    const stdout = await run(
+      scripts[chapter],
+      rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir)),
+      dir,
+    );
     expect(landingOrderless(stdout.replaceAll(dir, SAMPLE_DIR))).toBe(landingOrderless(output));
   });
 });
@@ -305,12 +321,28 @@ function words(command: string): string[] {
   return [...command.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
 }
 
-/** Run a CLI from the repository root, with no key, no endpoint and a home of its own; its stdout. */
-function run(program: string, args: string[], home: string): Promise<string> {
+/** The CLIs whose samples run in this process (`mainOfScript` checks the script runs that file). */
+const MAINS: Record<string, ChapterMain> = {
+  "s01-agent-loop/src/main.ts": (argv, io) => runChapterCli(s01Chapter, argv, io),
+  "s02-tool-dispatch/src/main.ts": (argv, io) => runChapterCli(chapter, argv, io),
+};
+
+/**
+ * Run a root package.json script with `args` from the repository root, with no key, no endpoint
+ * and a home of its own: in this process when MAINS has what it runs, else in a child; its stdout.
+ */
+async function run(script: string, args: string[], home: string): Promise<string> {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !/^(ANTHROPIC_|MODEL_ID$|INIT_CWD$|DEBUG$)/.test(name)),
   );
-  const child = spawn(program, args, {
+  const main = mainOfScript(script, MAINS);
+  if (main) {
+    const here = await runInProcess(main, args, { ...env, NO_COLOR: "1", HARNESS_HOME: join(home, ".home") });
+    if (here.code !== 0) throw new Error(`exit ${here.code}: ${here.stderr}`);
+    return here.stdout;
+  }
+  const [program, ...scriptArgs] = script.split(" ");
+  const child = spawn(program, [...scriptArgs, ...args], {
     cwd: REPO,
     env: { ...env, NO_COLOR: "1", HARNESS_HOME: join(home, ".home") },
     stdio: ["ignore", "pipe", "pipe"],

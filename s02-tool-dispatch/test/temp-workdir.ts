@@ -1,20 +1,15 @@
 /**
- * A fresh working directory per test (its real path, so links compare equal), removed once the
- * test file is done: after all its tests, so tests that run concurrently keep their directories.
+ * A fresh working directory per test (its real path, so links compare equal), removed when the
+ * test that made it ends (made in a describe's body: when that suite ends).
  */
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll } from "vitest";
+import { cleanUpAfter } from "@harness/testkit";
 
-const created: string[] = [];
-afterAll(() => {
-  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-/** Make an empty directory under the system's temp directory; it is removed after the test file. */
+/** Make an empty directory under the system's temp directory; it is removed after the test. */
 export function tempWorkdir(prefix = "s02-"): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
-  created.push(dir);
+  cleanUpAfter(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }

@@ -3,12 +3,14 @@
  * display and Ctrl-C: the first press stops the work in flight and returns to the prompt, a
  * second exits with 130.
  */
+import { realpathSync } from "node:fs";
 import { type ChapterCli, runChapterCli } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
 import type { AgentStopReason } from "./agent-stop-reason.ts";
 import { terminalObserver } from "./terminal-observer.ts";
 
-const chapter: ChapterCli<AgentStopReason> = {
+/** The chapter's CLI: s03's streamed loop on the shared CLI contract, interruptible. */
+export const chapter: ChapterCli<AgentStopReason> = {
   command: "s03",
   summary: "a streamed response, and Ctrl-C that keeps the history valid",
   interruptible: true,
@@ -24,4 +26,13 @@ const chapter: ChapterCli<AgentStopReason> = {
     }),
 };
 
-process.exit(await runChapterCli(chapter, process.argv.slice(2)));
+/** True when this file is the program node runs (`pnpm s03`), not a module a test imports. */
+function isProgram(): boolean {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(import.meta.filename);
+  } catch {
+    return false;
+  }
+}
+
+if (isProgram()) process.exit(await runChapterCli(chapter, process.argv.slice(2)));

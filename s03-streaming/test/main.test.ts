@@ -1,7 +1,9 @@
 /**
  * The CLI as a reader runs it: `node --import tsx s03-streaming/src/main.ts` in a child process,
- * with no ANTHROPIC_* variables from the test's environment. Offline runs use the built-in scripted
- * model; the others talk to a scripted model served on 127.0.0.1, and Ctrl-C is a real SIGINT.
+ * with no ANTHROPIC_* variables from the test's environment, where the process is the point (Ctrl-C
+ * is a real SIGINT) and once more to run the program itself; elsewhere its `chapter` in the test's
+ * process on the same environment (testkit's runInProcess). Offline runs use the built-in scripted
+ * model; the others talk to a scripted model served on 127.0.0.1.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -12,6 +14,7 @@ import {
   encodeSse,
   historyProblems,
   reply,
+  runChapterCli,
   ScriptedModel,
   type ScriptStep,
   startScriptedServer,
@@ -19,7 +22,9 @@ import {
   textReply,
   toolUse,
 } from "@harness/shared";
+import { runInProcess } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
+import { chapter } from "../src/main.ts";
 import { STREAM_RETRIES } from "../src/stream-turn.ts";
 import { tempWorkdir } from "./temp-workdir.ts";
 
@@ -72,6 +77,11 @@ async function runCli(args: string[], env = cleanEnv()) {
   cli.child.stdin?.end();
   const code = await cli.exited;
   return { code, stdout: cli.stdout(), stderr: cli.stderr() };
+}
+
+/** Run the CLI to the end in this process, as `runCli` runs it in a child. */
+function runHere(args: string[], env = cleanEnv()) {
+  return runInProcess((argv, io) => runChapterCli(chapter, argv, io), args, env);
 }
 
 /** Wait until `check` holds, looking again every few milliseconds (the test's timeout is the deadline). */
@@ -162,7 +172,7 @@ describe("s03 CLI", { timeout: 120_000 }, () => {
     });
 
     it("reads three files in one turn, labelling each result with its call", async () => {
-      const { code, stdout } = await runCli([
+      const { code, stdout } = await runHere([
         "--offline",
         "--cwd",
         demoDir(),
@@ -177,7 +187,7 @@ describe("s03 CLI", { timeout: 120_000 }, () => {
     });
 
     it("streams the text of a turn and shows each tool call once, with its input", async () => {
-      const { code, stdout } = await runCli(["--offline", "--cwd", demoDir(), "Read README.md and summarise it"]);
+      const { code, stdout } = await runHere(["--offline", "--cwd", demoDir(), "Read README.md and summarise it"]);
       expect(code).toBe(0);
       expect(count(stdout, "read_file")).toBe(1);
       expect(stdout).toContain('  read_file: {"path":"README.md"}\n');
@@ -187,7 +197,7 @@ describe("s03 CLI", { timeout: 120_000 }, () => {
 
   describe("exit status", () => {
     it("is 2 when the turn budget is spent", async () => {
-      const { code, stdout } = await runCli([
+      const { code, stdout } = await runHere([
         "--offline",
         "--max-turns",
         "1",
@@ -204,7 +214,7 @@ describe("s03 CLI", { timeout: 120_000 }, () => {
         reply([text("I was about to"), toolUse("bash", { command: "touch cut" })], { stopReason: "max_tokens" }),
       ]);
       const cwd = demoDir();
-      const { code, stdout } = await runCli(["--cwd", cwd, "go"], env);
+      const { code, stdout } = await runHere(["--cwd", cwd, "go"], env);
       expect(code).toBe(3);
       expect(stdout).toContain("── max_tokens");
       expect(existsSync(join(cwd, "cut"))).toBe(false);
@@ -212,14 +222,14 @@ describe("s03 CLI", { timeout: 120_000 }, () => {
     });
 
     it("is 1 for bad usage, with one line on stderr", async () => {
-      const { code, stderr } = await runCli(["--max-turns", "0", "hi"]);
+      const { code, stderr } = await runHere(["--max-turns", "0", "hi"]);
       expect(code).toBe(1);
       expect(stderr).toBe("s03: error: --max-turns expects a whole number of at least 1, got 0\n");
     });
 
     it("is 1 for an API error, with one line on stderr and no stack", async () => {
       const { env } = await scriptedServer([{ kind: "http_error", status: 400, message: "this request is wrong" }]);
-      const { code, stderr } = await runCli(["--cwd", demoDir(), "hi"], env);
+      const { code, stderr } = await runHere(["--cwd", demoDir(), "hi"], env);
       expect(code).toBe(1);
       expect(stderr).toMatch(/^Using http:\/\/127\.0\.0\.1:\d+ .* with ANTHROPIC_API_KEY from the shell\.\n/);
       expect(stderr.split("\n").slice(1)).toEqual([
@@ -232,7 +242,7 @@ describe("s03 CLI", { timeout: 120_000 }, () => {
       const { url, seen, env } = await endpoint((res) =>
         res.writeHead(200, { "content-type": "text/html" }).end("<html><body>Sign in</body></html>"),
       );
-      const { code, stdout, stderr } = await runCli(["--cwd", demoDir(), "hi"], env);
+      const { code, stdout, stderr } = await runHere(["--cwd", demoDir(), "hi"], env);
       expect(code).toBe(1);
       expect(stderr.split("\n")[1]).toBe(
         `s03: error: ${url}/v1/messages answered 200 text/html, not a Messages API stream: "<html><body>Sign in</body></html>"`,
@@ -263,7 +273,7 @@ describe("s03 CLI", { timeout: 120_000 }, () => {
         const delta = { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Half an ans" } };
         res.write(encodeSse({ event: "content_block_delta", data: delta })); // and then nothing
       });
-      const { code, stdout, stderr } = await runCli(["--model-timeout", "2", "--cwd", demoDir(), "hi"], env);
+      const { code, stdout, stderr } = await runHere(["--model-timeout", "2", "--cwd", demoDir(), "hi"], env);
       expect(code).toBe(1);
       expect(stdout).toContain("Half an ans");
       expect(stderr.split("\n")[1]).toBe(
@@ -278,7 +288,7 @@ describe("s03 CLI", { timeout: 120_000 }, () => {
         res.writeHead(200, { "content-type": "text/event-stream" });
         res.write(encodeSse({ event: "ping", data: { type: "ping" } })); // and then nothing
       });
-      const { code, stderr } = await runCli(["--model-timeout", "1", "--cwd", demoDir(), "hi"], env);
+      const { code, stderr } = await runHere(["--model-timeout", "1", "--cwd", demoDir(), "hi"], env);
       expect(code).toBe(1);
       expect(stderr.split("\n")[1]).toBe(`s03: error: the stream from ${url}/v1/messages was silent for 1 s`);
       expect(seen.requests).toBe(STREAM_RETRIES + 1); // so the wait lasted (STREAM_RETRIES + 1) times the timeout
@@ -286,7 +296,7 @@ describe("s03 CLI", { timeout: 120_000 }, () => {
 
     it("does not send again a request that got no response at all within --model-timeout", async () => {
       const { url, seen, env } = await endpoint(() => {}); // accepts the request, never answers
-      const { code, stderr } = await runCli(["--model-timeout", "1", "--cwd", demoDir(), "hi"], env);
+      const { code, stderr } = await runHere(["--model-timeout", "1", "--cwd", demoDir(), "hi"], env);
       expect(code).toBe(1);
       expect(stderr.split("\n")[1]).toBe(`s03: error: no response from ${url}/v1/messages within 1 s`);
       expect(seen.requests).toBe(1);

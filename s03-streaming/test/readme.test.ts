@@ -10,9 +10,18 @@ import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_MODEL_TIMEOUT_SECONDS, encodeSse, exitCodeFor, usage } from "@harness/shared";
-import { codeFences, containsRun, normalisedLines, proseOf, readChapterCli, sourceLines } from "@harness/testkit";
+import { DEFAULT_MODEL_TIMEOUT_SECONDS, encodeSse, exitCodeFor, runChapterCli, usage } from "@harness/shared";
+import {
+  codeFences,
+  containsRun,
+  normalisedLines,
+  proseOf,
+  readChapterCli,
+  runInProcess,
+  sourceLines,
+} from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
+import { chapter } from "../src/main.ts";
 import { STREAM_RETRIES } from "../src/stream-turn.ts";
 
 const CHAPTER = join(import.meta.dirname, "..");
@@ -247,19 +256,11 @@ async function endpoint(handler: (res: ServerResponse) => void): Promise<string>
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** The error line s03 prints against an endpoint; its address written as the text writes it. */
+/** The error line s03 prints against an endpoint (run in this process); its address written as the text writes it. */
 async function errorLine(url: string, args: string[]): Promise<string> {
-  const child = spawn(process.execPath, ["--import", "tsx", join(CHAPTER, "src", "main.ts"), ...args, "hi"], {
-    cwd: REPO,
-    env: cleanEnv({ ANTHROPIC_AUTH_TOKEN: "k", ANTHROPIC_BASE_URL: url }),
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  children.push(child);
-  let stderr = "";
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  expect(await new Promise((resolve) => child.on("close", resolve))).toBe(1);
+  const env = cleanEnv({ ANTHROPIC_AUTH_TOKEN: "k", ANTHROPIC_BASE_URL: url });
+  const { code, stderr } = await runInProcess((argv, io) => runChapterCli(chapter, argv, io), [...args, "hi"], env);
+  expect(code).toBe(1);
   return (stderr.split("\n").find((line) => line.startsWith("s03: error: ")) ?? stderr).replaceAll(
     url,
     "http://127.0.0.1:8080",

@@ -1,9 +1,20 @@
 /**
  * The s04 command line, run as a learner runs it: `node --import tsx s04-tracing/src/main.ts`, in
- * a child process, offline or against the scripted model served on 127.0.0.1.
+ * a child process where the process is the point (a REPL typed into, Ctrl-C, kill -9) and once more
+ * to run the program itself, its `main` in the test's process otherwise (testkit's runInProcess);
+ * offline or against the scripted model served on 127.0.0.1.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -19,8 +30,10 @@ import {
   textReply,
   toolUse,
 } from "@harness/shared";
+import { cleanUpAfter, runInProcess } from "@harness/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { formatShow } from "../src/format-trace.ts";
+import { main } from "../src/main.ts";
 import { type LoadedTrace, readTrace, requestOf, sentRequests, summariseTrace } from "../src/read-trace.ts";
 import type { IterationRecord, ResultRecord } from "../src/trace-record.ts";
 import { traceDir } from "../src/trace-writer.ts";
@@ -34,9 +47,16 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/** A fresh directory, removed after the test. */
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  cleanUpAfter(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
 /** A fresh working directory holding a README. */
 function workdir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "s03-main-"));
+  const dir = tempDir("s04-main-");
   writeFileSync(join(dir, "README.md"), README);
   return dir;
 }
@@ -52,7 +72,7 @@ function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
       delete env[name];
     }
   }
-  return { ...env, NO_COLOR: "1", HARNESS_HOME: mkdtempSync(join(tmpdir(), "s03-home-")), ...extra };
+  return { ...env, NO_COLOR: "1", HARNESS_HOME: tempDir("s04-home-"), ...extra };
 }
 
 /** Where the CLI, run in `env` with --cwd `cwd`, writes trace `id`. */
@@ -85,6 +105,11 @@ async function run(args: string[], env: NodeJS.ProcessEnv = cleanEnv()) {
   child.stdin?.end();
   const code = await exited(child);
   return { code, ...child.output };
+}
+
+/** Run the CLI to the end in this process, as `run` runs it in a child. */
+function runHere(args: string[], env: NodeJS.ProcessEnv = cleanEnv()) {
+  return runInProcess(main, args, env);
 }
 
 function exited(child: ChildProcess): Promise<number | null> {
@@ -168,7 +193,10 @@ describe("pnpm s04 --trace", () => {
   it("takes a fresh id when --trace has none", async () => {
     const cwd = workdir();
     const env = cleanEnv();
-    const { code, stdout } = await run(["--offline", "--trace", "--cwd", cwd, "Read README.md and summarise it"], env);
+    const { code, stdout } = await runHere(
+      ["--offline", "--trace", "--cwd", cwd, "Read README.md and summarise it"],
+      env,
+    );
     expect(code).toBe(0);
     const id = /trace (\d{8}-\d{6}-[a-z0-9]+) →/.exec(stdout)?.[1];
     expect(id).toBeDefined();
@@ -178,9 +206,9 @@ describe("pnpm s04 --trace", () => {
 
   it("writes to HARNESS_TRACE_DIR when it is set", async () => {
     const cwd = workdir();
-    const dir = join(mkdtempSync(join(tmpdir(), "s03-traces-")), "elsewhere");
+    const dir = join(tempDir("s04-traces-"), "elsewhere");
     const env = cleanEnv({ HARNESS_TRACE_DIR: dir });
-    const { code, stdout } = await run(
+    const { code, stdout } = await runHere(
       ["--offline", "--trace=here", "--cwd", cwd, "Read README.md and summarise it"],
       env,
     );
@@ -194,7 +222,7 @@ describe("pnpm s04 --trace", () => {
   it("records nothing without --trace", async () => {
     const cwd = workdir();
     const env = cleanEnv();
-    const { code, stdout } = await run(["--offline", "--cwd", cwd, "Read README.md and summarise it"], env);
+    const { code, stdout } = await runHere(["--offline", "--cwd", cwd, "Read README.md and summarise it"], env);
     expect(code).toBe(0);
     expect(stdout).not.toContain("pnpm trace");
     expect(readdirSync(cwd)).toEqual(["README.md"]);
@@ -209,7 +237,7 @@ describe("pnpm s04 --trace", () => {
     const prompt = "Find the TODO comments in this repository";
     const answers: string[] = [];
     for (const id of ["first", "second"]) {
-      const { code, stdout } = await run(["--offline", "--json", `--trace=${id}`, "--cwd", cwd, prompt], env);
+      const { code, stdout } = await runHere(["--offline", "--json", `--trace=${id}`, "--cwd", cwd, prompt], env);
       expect(code).toBe(0);
       answers.push(JSON.parse(stdout.trimEnd().split("\n").at(-1) ?? "").finalText);
     }
@@ -226,7 +254,7 @@ describe("pnpm s04 --trace", () => {
   }, 60_000);
 
   it("refuses an id that is not a file name, in one line, before any prompt runs", async () => {
-    const { code, stderr, stdout } = await run(["--offline", "--trace=../up", "--cwd", workdir(), "hi"]);
+    const { code, stderr, stdout } = await runHere(["--offline", "--trace=../up", "--cwd", workdir(), "hi"]);
     expect(code).toBe(1);
     expect(stdout).not.toContain("[turn 1]");
     expect(stderr.trimEnd().split("\n").at(-1)).toBe(
@@ -236,7 +264,14 @@ describe("pnpm s04 --trace", () => {
 
   it("refuses an id written as a separate word, rather than take it into the prompt", async () => {
     const cwd = workdir();
-    const { code, stderr, stdout } = await run(["--offline", "--trace", "demo", "--cwd", cwd, "What is in README.md?"]);
+    const { code, stderr, stdout } = await runHere([
+      "--offline",
+      "--trace",
+      "demo",
+      "--cwd",
+      cwd,
+      "What is in README.md?",
+    ]);
     expect(code).toBe(1);
     expect(stdout).not.toContain("[turn 1]");
     expect(stderr.trimEnd().split("\n").at(-1)).toBe(
@@ -246,7 +281,7 @@ describe("pnpm s04 --trace", () => {
   }, 60_000);
 
   it("lists --trace in its help", async () => {
-    const { code, stdout } = await run(["--help"]);
+    const { code, stdout } = await runHere(["--help"]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/--trace\[=ID\]\s+record every iteration \(read it with pnpm trace\)/);
   }, 60_000);
@@ -338,7 +373,7 @@ describe("pnpm s04 --trace", () => {
     const server = await scriptedServer(model);
     const cwd = workdir();
     const env = cleanEnv({ ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url });
-    const { code, stdout, stderr } = await run(["--trace=failed", "--cwd", cwd, "go"], env);
+    const { code, stdout, stderr } = await runHere(["--trace=failed", "--cwd", cwd, "go"], env);
     expect(code).toBe(1);
     expect(stderr.trimEnd().split("\n").at(-1)).toMatch(/^s04: error: the API answered 400 .*something is wrong/);
     expect(stdout).toContain(`trace failed → ${tracePathFor(cwd, env, "failed")}`);
@@ -363,7 +398,7 @@ describe("pnpm s04 --trace", () => {
     });
     const server = await scriptedServer(model);
     const env = cleanEnv({ ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: server.url });
-    const { code } = await run(["--trace=secret", "--cwd", cwd, `Is ${key} in leak.txt?`], env);
+    const { code } = await runHere(["--trace=secret", "--cwd", cwd, `Is ${key} in leak.txt?`], env);
     expect(code).toBe(0);
     expect(JSON.stringify(model.requests[0].headers)).toContain(key); // it was sent, in an auth header...
     const raw = readFileSync(tracePathFor(cwd, env, "secret"));

@@ -9,10 +9,21 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
-import { isValidHistory, projectSlug, REPO_ROOT, reply, textReply, toolUse } from "@harness/shared";
-import { codeFences, containsRun, normalisedLines, sourceLines } from "@harness/testkit";
+import { isValidHistory, projectSlug, REPO_ROOT, reply, runChapterCli, textReply, toolUse } from "@harness/shared";
+import {
+  type ChapterMain,
+  codeFences,
+  containsRun,
+  mainOfScript,
+  normalisedLines,
+  runInProcess,
+  sourceLines,
+} from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
+import { chapter as s03Chapter } from "../../s03-streaming/src/main.ts";
+import { main } from "../src/main.ts";
 import { knownSecrets, redactLine } from "../src/redact.ts";
+import { runTraceCli } from "../src/trace-cli.ts";
 import { isValidTraceId, TRACE_FORMAT } from "../src/trace-record.ts";
 import { traceDir } from "../src/trace-writer.ts";
 import { scriptedTrace } from "./scripted-trace.ts";
@@ -25,6 +36,13 @@ const S03_LOOP = join(REPO, "s03-streaming", "src", "agent-loop.ts");
 const S04_LOOP = join(SRC, "agent-loop.ts");
 
 const text = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
+const SCRIPTS = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).scripts as Record<string, string>;
+/** The programs whose samples run in this process (`mainOfScript` checks the script runs that file). */
+const MAINS: Record<string, ChapterMain> = {
+  "s03-streaming/src/main.ts": (argv, io) => runChapterCli(s03Chapter, argv, io),
+  "s04-tracing/src/main.ts": main,
+  "s04-tracing/src/trace-cli.ts": async (argv, io) => runTraceCli(argv, io),
+};
 
 /** Every key path of a JSON value, arrays read through their first element. */
 function keyPaths(value: unknown, prefix = ""): string[] {
@@ -234,7 +252,6 @@ describe("the sample runs in README.md", () => {
       /^```sh\n(pnpm (?:s0\d|trace) [^\n]*)\n```\n\n(?:(?!```)[\s\S])*?```(text|json)\n([\s\S]*?)^```$/gm,
     ),
   ].map(([, command, lang, output]) => ({ command, lang, output }));
-  const scripts = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).scripts as Record<string, string>;
   const dir = mkdtempSync("/tmp/s04-");
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -256,8 +273,11 @@ describe("the sample runs in README.md", () => {
     const home = join(dir, ".home");
     for (const { command, lang, output } of samples) {
       const [, chapter, ...rest] = words(command);
-      const [program, ...args] = scripts[chapter].split(" ");
-      const stdout = await run(program, [...args, ...rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir))], home);
+      const stdout = await run(
+        SCRIPTS[chapter],
+        rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir)),
+        home,
+      );
       if (lang === "json") {
         expect(JSON.parse(output), command).toEqual(JSON.parse(stdout.replaceAll(dir, SAMPLE_DIR)).messages);
         continue;
@@ -275,7 +295,7 @@ describe("the sample runs in README.md", () => {
   });
 
   it("shows the CLI's own --help text", async () => {
-    const help = await run("node", ["--import", "tsx", join(SRC, "main.ts"), "--help"], join(dir, ".help"));
+    const help = await run(SCRIPTS.s04, ["--help"], join(dir, ".help"));
     expect(codeFences(markdown, "text")).toContain(help);
   });
 });
@@ -285,14 +305,24 @@ function words(command: string): string[] {
   return [...command.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
 }
 
-/** Run a CLI from the repository root, with no key, no endpoint and the harness home given; its stdout. */
-function run(program: string, args: string[], home: string): Promise<string> {
+/**
+ * Run a root package.json script with `args` from the repository root, with no key, no endpoint
+ * and the harness home given: in this process when MAINS has what it runs, else in a child; its stdout.
+ */
+async function run(script: string, args: string[], home: string): Promise<string> {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(
       ([name]) => !/^(ANTHROPIC_|MODEL_ID$|INIT_CWD$|DEBUG$|HARNESS_TRACE_DIR$)/.test(name),
     ),
   );
-  const child = spawn(program, args, {
+  const here = mainOfScript(script, MAINS);
+  if (here) {
+    const ran = await runInProcess(here, args, { ...env, NO_COLOR: "1", HARNESS_HOME: home });
+    if (ran.code !== 0) throw new Error(`exit ${ran.code}: ${ran.stderr}`);
+    return ran.stdout;
+  }
+  const [program, ...scriptArgs] = script.split(" ");
+  const child = spawn(program, [...scriptArgs, ...args], {
     cwd: REPO,
     env: { ...env, NO_COLOR: "1", HARNESS_HOME: home },
     stdio: ["ignore", "pipe", "pipe"],

@@ -2,8 +2,7 @@
  * s05's loop on the scripted model: every call passes the check, a refused call is a result the
  * model reads, the loop goes on, the history stays valid, and the trace records what happened.
  */
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MessageParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import { type IterationRecord, readTrace, TraceWriter } from "@harness/s04-tracing";
@@ -19,7 +18,7 @@ import {
 } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { type AgentLoopOptions, agentLoop } from "../src/agent-loop.ts";
-import { settingsFor } from "./temp-project.ts";
+import { settingsFor, tempProject } from "./temp-project.ts";
 
 /** The tool results of the user message after the assistant turn `n` (from 0). */
 function resultsAfter(messages: MessageParam[], n: number): ToolResultBlockParam[] {
@@ -136,7 +135,7 @@ describe("agentLoop with permissions", () => {
   });
 
   it("keeps the default denies with no settings given", async () => {
-    const cwd = mkdtempSync(join(tmpdir(), "s05-loop-"));
+    const cwd = tempProject();
     const model = new ScriptedModel({ script: [reply([toolUse("bash", { command: "cat .env" })]), textReply("ok")] });
     const messages: MessageParam[] = [];
     appendUserText(messages, "go");
@@ -145,7 +144,7 @@ describe("agentLoop with permissions", () => {
   });
 
   it("records the refusal in the trace, as any other result", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "s05-trace-"));
+    const dir = tempProject();
     const writer = new TraceWriter("perm", dir, []);
     await run(
       [reply([toolUse("bash", { command: "rm -rf build" })]), textReply("ok")],

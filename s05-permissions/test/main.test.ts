@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { defaultPermissionSettings, LOCAL_SETTINGS } from "../src/index.ts";
 import { main, permissionsCli, S05_OPTIONS } from "../src/main.ts";
 
-const { cleanEnv, project, runCli } = cliRunner("s05-permissions");
+const { cleanEnv, project, runCli, runHere } = cliRunner("s05-permissions", { main });
 
 describe("pnpm s05", () => {
   it("leaves build/ in place when a line runs rm after an allowed git diff, and the model reads why", async () => {
@@ -35,7 +35,7 @@ describe("pnpm s05", () => {
 
   it("denies by a --deny rule, in every mode", async () => {
     const cwd = project({ "build/app.js": "x" }, { git: true });
-    const { code, stdout } = await runCli([
+    const { code, stdout } = await runHere([
       "--offline",
       "--cwd",
       cwd,
@@ -52,7 +52,7 @@ describe("pnpm s05", () => {
 
   it("reads every --allow given, and runs the line they allow without asking", async () => {
     const cwd = project({ "build/app.js": "x" }, { git: true });
-    const { code, stdout, stderr } = await runCli([
+    const { code, stdout, stderr } = await runHere([
       "--offline",
       "--cwd",
       cwd,
@@ -69,7 +69,7 @@ describe("pnpm s05", () => {
 
   it("writes nothing in plan mode, and tells the model it is planning", async () => {
     const cwd = project({ "notes.txt": "draft\n" });
-    const { code, stdout } = await runCli([
+    const { code, stdout } = await runHere([
       "--offline",
       "--cwd",
       cwd,
@@ -88,7 +88,7 @@ describe("pnpm s05", () => {
       ".harness/settings.json": '{"permissions": {"allow": ["Bash(git status)"]}}\n',
       "app.js": "// TODO: handle errors\n",
     });
-    const { code, stdout } = await runCli(["--offline", "--cwd", cwd, "Find the TODO comments in this repository"]);
+    const { code, stdout } = await runHere(["--offline", "--cwd", cwd, "Find the TODO comments in this repository"]);
     expect(code).toBe(0);
     expect(stdout).toContain("I found 1 TODO/FIXME comment:\n- app.js:1: // TODO: handle errors");
     expect(stdout).not.toContain("sk-demo-123");
@@ -102,7 +102,7 @@ describe("pnpm s05", () => {
         ".harness/settings.json": '{\n  "permissions": {\n    "allow": ["Bash(git diff:*)", "Bash(npm test"]\n  }\n}\n',
       });
       const env = cleanEnv({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url });
-      const { code, stdout, stderr } = await runCli(["--cwd", cwd, "hi"], env);
+      const { code, stdout, stderr } = await runHere(["--cwd", cwd, "hi"], env);
       expect(code).toBe(1);
       expect(stderr).toBe(
         's05: error: .harness/settings.json:3: the rule "Bash(npm test" does not parse: expected a tool name, ' +
@@ -117,12 +117,12 @@ describe("pnpm s05", () => {
 
   it("stops on a bad rule option or mode in one line", async () => {
     const cwd = project();
-    const rule = await runCli(["--offline", "--cwd", cwd, "--deny", "Run(rm)", "hi"]);
+    const rule = await runHere(["--offline", "--cwd", cwd, "--deny", "Run(rm)", "hi"]);
     expect(rule.code).toBe(1);
     expect(rule.stderr).toBe(
       's05: error: --deny: the rule "Run(rm)" does not parse: unknown tool Run: rules name Bash, Read, Edit, Write, Glob or Grep\n',
     );
-    const mode = await runCli(["--offline", "--cwd", cwd, "--permission-mode", "yolo", "hi"]);
+    const mode = await runHere(["--offline", "--cwd", cwd, "--permission-mode", "yolo", "hi"]);
     expect(mode.code).toBe(1);
     expect(mode.stderr).toBe(
       's05: error: --permission-mode: "yolo" is not a mode; use one of default, acceptEdits, plan, bypassPermissions\n',
@@ -131,12 +131,12 @@ describe("pnpm s05", () => {
 
   it("keeps s04's --trace, and records the refusal", async () => {
     const cwd = project({ "build/app.js": "x" }, { git: true });
-    const { code, stdout } = await runCli(["--offline", "--trace=perm", "--cwd", cwd, "Run git diff && rm -rf build"]);
+    const { code, stdout } = await runHere(["--offline", "--trace=perm", "--cwd", cwd, "Run git diff && rm -rf build"]);
     expect(code).toBe(0);
     const path = /trace perm → (\S+)/.exec(stdout)?.[1] ?? "";
     expect(path.endsWith("perm.jsonl")).toBe(true);
     expect(readFileSync(path, "utf8")).toContain("Error [not_approved]");
-    const bad = await runCli(["--offline", "--trace=../up", "--cwd", cwd, "hi"]);
+    const bad = await runHere(["--offline", "--trace=../up", "--cwd", cwd, "hi"]);
     expect(bad).toMatchObject({
       code: 1,
       stderr: 's05: error: invalid trace id "../up": use letters, digits, . _ -\n',
@@ -144,7 +144,7 @@ describe("pnpm s05", () => {
   }, 60_000);
 
   it("prints its help, the shared contract plus its own options", async () => {
-    const { code, stdout } = await runCli(["--help"]);
+    const { code, stdout } = await runHere(["--help"]);
     expect(code).toBe(0);
     const chapter = permissionsCli(defaultPermissionSettings(), "default");
     expect(stdout).toBe(`${usage("s05", chapter.summary, S05_OPTIONS, { aborted: 130 })}\n`);

@@ -19,7 +19,7 @@ import {
   normalisedLines,
   proseOf,
   readChapterCli,
-  runSample,
+  runSampleScript,
   sampleDirs,
   sampleRuns,
   sourceLines,
@@ -184,11 +184,10 @@ describe("the sample runs in README.md", () => {
   it.each(samples)("shows what `$command` prints", { timeout: 60_000 }, async ({ command, output }) => {
     const dir = sampleDir();
     const [, chapter, ...rest] = commandWords(command.replace(/ < \/dev\/null$/, ""));
-    const [program, ...args] = scripts[chapter].split(" ");
-    const { code, stdout, stderr } = await runSample(program, [
-      ...args,
-      ...rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir)),
-    ]);
+    const args = rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir));
+    const { code, stdout, stderr } = await runSampleScript(scripts[chapter], args, {
+      "s05-permissions/src/main.ts": main,
+    });
     expect(code, stderr).toBe(0);
     expect(stdout.replaceAll(dir, SAMPLE_DIR)).toBe(output);
     // the question no one could answer, shown after the first run of s05

@@ -2,18 +2,13 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { afterEach } from "vitest";
+import { cleanUpAfter } from "@harness/testkit";
 import { type CliRules, loadPermissionSettings, type PermissionSettings } from "../src/index.ts";
-
-const made: string[] = [];
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
 
 /** A fresh directory holding `files` (path → text). */
 export function tempProject(files: Record<string, string> = {}): string {
   const cwd = mkdtempSync(join(tmpdir(), "s05-"));
-  made.push(cwd);
+  cleanUpAfter(() => rmSync(cwd, { recursive: true, force: true }));
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(cwd, path)), { recursive: true });
     writeFileSync(join(cwd, path), text);

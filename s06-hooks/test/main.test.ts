@@ -1,6 +1,7 @@
 /**
- * s06 through the real CLI: a child process, a home of its own, the demo brain (--offline) or a
- * scripted model served on 127.0.0.1 whose requests the test reads.
+ * s06 through the real CLI: a home of its own, the demo brain (--offline) or a scripted model
+ * served on 127.0.0.1 whose requests the test reads; in a child process where a terminal is the
+ * point (and once more to run the program itself), in the test's process otherwise.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -19,7 +20,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { TRUST_FILE } from "../src/index.ts";
 import { main } from "../src/main.ts";
 
-const { cleanEnv, project, runCli, runAtTerminal } = cliRunner("s06-hooks");
+const { cleanEnv, project, runCli, runHere, runAtTerminal } = cliRunner("s06-hooks", { main });
 
 /** Settings with one group of `command` hooks on `event` (matching `matcher`, when given). */
 const hooked = (event: string, command: string, matcher?: string) =>
@@ -41,9 +42,9 @@ async function scripted(script: ScriptStep[]) {
 /** The messages of each request the model received. */
 const sent = (model: ScriptedModel) => model.requests.map((request) => request.body.messages as MessageParam[]);
 
-/** The demo brain runs `touch made.txt` in `cwd`, the rules allowing it. */
-const touchOffline = (cwd: string) =>
-  runCli(["--offline", "--cwd", cwd, "--allow", "Bash(touch:*)", "Run `touch made.txt`"]);
+/** The demo brain runs `touch made.txt` in `cwd`, the rules allowing it: in this process, or with `child`, in a child. */
+const touchOffline = (cwd: string, { child = false } = {}) =>
+  (child ? runCli : runHere)(["--offline", "--cwd", cwd, "--allow", "Bash(touch:*)", "Run `touch made.txt`"]);
 
 /** The AgentLoopResult printed by --json: the last line of stdout. */
 const jsonResult = (stdout: string) => JSON.parse(stdout.trimEnd().split("\n").at(-1) ?? "{}");
@@ -53,7 +54,7 @@ describe("pnpm s06: PreToolUse", () => {
     const cwd = project({
       ".harness/settings.local.json": hooked("PreToolUse", "echo 'no writes on Fridays' >&2; exit 2", "Bash"),
     });
-    const { code, stdout } = await touchOffline(cwd);
+    const { code, stdout } = await touchOffline(cwd, { child: true });
     expect(code).toBe(0);
     expect(existsSync(join(cwd, "made.txt"))).toBe(false);
     // the model's second turn reads the refusal: every tool_use was answered
@@ -114,7 +115,7 @@ describe("pnpm s06: PostToolUse", () => {
     });
     const cwd = project({ ".harness/settings.local.json": hooked("PostToolUse", `echo '${context}'`, "Bash") });
     const { model, env } = await scripted([touch, textReply("done")]);
-    const { code } = await runCli(["--cwd", cwd, ...allow, "Make a file"], env);
+    const { code } = await runHere(["--cwd", cwd, ...allow, "Make a file"], env);
     expect(code).toBe(0);
     const [, second] = sent(model);
     expect(second.at(-1)).toEqual({
@@ -135,7 +136,7 @@ describe("pnpm s06: PostToolUse", () => {
       ".harness/settings.local.json": hooked("PostToolUse", "echo 'made.txt breaks the build' >&2; exit 2", "Bash"),
     });
     const { model, env } = await scripted([touch, textReply("done")]);
-    const { code } = await runCli(["--cwd", cwd, ...allow, "Make a file"], env);
+    const { code } = await runHere(["--cwd", cwd, ...allow, "Make a file"], env);
     expect(code).toBe(0);
     expect(existsSync(join(cwd, "made.txt"))).toBe(true);
     const result = sent(model)[1].at(-1)?.content as Array<{ content: string; is_error: boolean }>;
@@ -152,7 +153,7 @@ describe("pnpm s06: Stop", () => {
   it("ends the run after exactly one more model call when a Stop hook always blocks", async () => {
     const cwd = project({ ".harness/settings.local.json": hooked("Stop", blockingStop) });
     const { model, env } = await scripted([textReply("Done."), textReply("Still done."), textReply("never sent")]);
-    const { code, stdout } = await runCli(["--cwd", cwd, "--json", "Tidy up"], env);
+    const { code, stdout } = await runHere(["--cwd", cwd, "--json", "Tidy up"], env);
     expect(code).toBe(0);
     expect(model.requests).toHaveLength(2);
     const [first, second] = sent(model);
@@ -176,7 +177,7 @@ describe("pnpm s06: Stop", () => {
   it("ends with max_turns when the turn budget leaves no room for the one more call", async () => {
     const cwd = project({ ".harness/settings.local.json": hooked("Stop", blockingStop) });
     const { model, env } = await scripted([textReply("Done."), textReply("never sent")]);
-    const { code, stdout } = await runCli(["--cwd", cwd, "--json", "--max-turns", "1", "Tidy up"], env);
+    const { code, stdout } = await runHere(["--cwd", cwd, "--json", "--max-turns", "1", "Tidy up"], env);
     expect(code).toBe(2);
     expect(model.requests).toHaveLength(1);
     expect(jsonResult(stdout)).toMatchObject({ stopReason: "max_turns", turns: 1 });
@@ -189,7 +190,7 @@ describe("pnpm s06: UserPromptSubmit", () => {
   it("sends nothing when a UserPromptSubmit hook exits 2: prompt_blocked, exit 4, one line for the user", async () => {
     const cwd = project({ ".harness/settings.local.json": hooked("UserPromptSubmit", guard) });
     const { model, env } = await scripted([textReply("never sent")]);
-    const { code, stdout } = await runCli(["--cwd", cwd, "--json", "my password is hunter2"], env);
+    const { code, stdout } = await runHere(["--cwd", cwd, "--json", "my password is hunter2"], env);
     expect(model.requests).toEqual([]);
     expect(code).toBe(4);
     expect(jsonResult(stdout)).toEqual({
@@ -208,7 +209,7 @@ describe("pnpm s06: UserPromptSubmit", () => {
   it("keeps a blocked prompt out of the history, and the REPL goes on to the next prompt", async () => {
     const cwd = project({ ".harness/settings.local.json": hooked("UserPromptSubmit", guard) });
     const { model, env } = await scripted([textReply("Hello.")]);
-    const { code, stdout } = await runCli(["--cwd", cwd], env, "my password is hunter2\nhi\n");
+    const { code, stdout } = await runHere(["--cwd", cwd], env, "my password is hunter2\nhi\n");
     expect(code).toBe(0);
     expect(sent(model)).toEqual([[{ role: "user", content: "hi" }]]);
     expect(stdout).toContain("── prompt_blocked · 0 turns");
@@ -244,7 +245,7 @@ describe("pnpm s06: trust", () => {
     const first = await runAtTerminal(["--offline", "--cwd", cwd, "hi"], env, "a\n");
     expect(first.stdout).toContain("[y/n/a]");
     expect(existsSync(join(env.HARNESS_HOME ?? "", TRUST_FILE))).toBe(true);
-    const second = await runCli(["--offline", "--cwd", cwd, "hi"], env);
+    const second = await runHere(["--offline", "--cwd", cwd, "hi"], env);
     expect(second.code).toBe(0);
     expect(second.stdout).not.toContain("Run them?");
     expect(second.stdout).not.toContain("not run");
@@ -253,7 +254,7 @@ describe("pnpm s06: trust", () => {
 
   it("runs no untrusted project hook without a terminal, and says so in one line", async () => {
     const cwd = project({ ".harness/settings.json": settings });
-    const { code, stdout } = await runCli(["--offline", "--cwd", cwd, "hi"]);
+    const { code, stdout } = await runHere(["--offline", "--cwd", cwd, "hi"]);
     expect(code).toBe(0);
     expect(existsSync(join(cwd, "hook-ran"))).toBe(false);
     expect(stdout.split("\n").filter((line) => line.includes("not run"))).toEqual([
@@ -267,7 +268,7 @@ describe("pnpm s06: loading", () => {
     const cwd = project({
       ".harness/settings.local.json": JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: "command" }] }] } }),
     });
-    const { code, stderr } = await runCli(["--offline", "--cwd", cwd, "hi"]);
+    const { code, stderr } = await runHere(["--offline", "--cwd", cwd, "hi"]);
     expect(code).toBe(0);
     expect(stderr).toMatch(/^s06: hooks: .*settings\.local\.json/m);
   }, 60_000);

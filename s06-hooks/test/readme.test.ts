@@ -20,14 +20,16 @@ import {
   lessonDiffProblems,
   normalisedLines,
   readChapterCli,
-  runSample,
+  runSampleScript,
   sampleDirs,
   sampleRuns,
   sourceLines,
 } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
+import { main as s05Main } from "../../s05-permissions/src/main.ts";
 import { HOOK_EVENTS } from "../src/hook-input.ts";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, loadHooks, PROJECT_SETTINGS } from "../src/load-hooks.ts";
+import { main } from "../src/main.ts";
 import { CLAUDE_CODE_TOOL_NAMES } from "../src/match-hooks.ts";
 import { TRUST_FILE } from "../src/trust.ts";
 
@@ -38,6 +40,8 @@ const S05_LOOP = join(REPO_ROOT, "s05-permissions", "src", "agent-loop.ts");
 const S06_LOOP = join(CHAPTER, "src", "agent-loop.ts");
 const text = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
 const file = (path: string) => readFileSync(path, "utf8");
+/** The CLIs whose samples run in this process (each script checked to run that folder's main.ts). */
+const MAINS = { "s05-permissions/src/main.ts": s05Main, "s06-hooks/src/main.ts": main };
 
 /** Where each text states the code's default timeout, in its own words. */
 const TIMEOUT: Record<string, string> = {
@@ -144,11 +148,8 @@ describe("the sample runs in README.md", () => {
   it.each(samples)("shows what `$command` prints", { timeout: 60_000 }, async ({ command, output }) => {
     const dir = sampleDir();
     const [, chapter, ...rest] = commandWords(command);
-    const [program, ...args] = scripts[chapter].split(" ");
-    const { code, stdout, stderr } = await runSample(program, [
-      ...args,
-      ...rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir)),
-    ]);
+    const args = rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir));
+    const { code, stdout, stderr } = await runSampleScript(scripts[chapter], args, MAINS);
     expect(code, stderr).toBe(0);
     expect(stdout.replaceAll(dir, SAMPLE_DIR)).toBe(output);
     if (chapter !== "s05") return;

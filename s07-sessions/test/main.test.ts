@@ -1,6 +1,8 @@
 /**
- * s07 through the real CLI: child processes with a harness home of their own, on the offline
- * scripted model, or on the scripted model served on 127.0.0.1 where a test reads what was sent.
+ * s07 through the real CLI, with a harness home of its own, on the offline scripted model, or on
+ * the scripted model served on 127.0.0.1 where a test reads what was sent: in child processes
+ * where a signal, a second process or the program itself is the point, in the test's process
+ * otherwise.
  * Every kind of stop, then a resume: the history sent after it must pass the scripted model's
  * strict checks (it answers an invalid one with the API's 400, and the run fails).
  */
@@ -16,7 +18,7 @@ import { historyOf, readTranscript } from "../src/read-transcript.ts";
 import { sessionsDir } from "../src/sessions-dir.ts";
 import { onlyTranscript, toolProcess, transcripts } from "./run-cli.ts";
 
-const { cleanEnv, project, runCli, startCli } = cliRunner("s07-sessions");
+const { cleanEnv, project, runCli, runHere, startCli } = cliRunner("s07-sessions", { main });
 
 const BRANCH = ["--allow", "Bash(git branch:*)", "What is the current git branch?"];
 const RECALL = "What did you just tell me?";
@@ -58,12 +60,12 @@ describe("pnpm s07", () => {
     expect(first.stderr).toContain(`s07: session ${id} → ${path}\n`);
 
     // a new session knows nothing of it; the continued one does
-    const fresh = await runCli(["--offline", "--cwd", cwd, RECALL], env);
+    const fresh = await runHere(["--offline", "--cwd", cwd, RECALL], env);
     expect(fresh.stdout).toContain("Nothing yet: the history I was sent holds no answer of mine before this prompt.");
-    const spaced = await runCli(["--offline", "--cwd", cwd, "--resume", id, RECALL], env);
+    const spaced = await runHere(["--offline", "--cwd", cwd, "--resume", id, RECALL], env);
     expect(spaced.code).toBe(1); // is the id the option's value or the prompt's first word? "=" says
     expect(spaced.stderr).toContain(`--resume takes its value joined with "=": write --resume=${id}`);
-    const continued = await runCli(["--offline", "--cwd", cwd, `--resume=${id.slice(0, 8)}`, RECALL], env);
+    const continued = await runHere(["--offline", "--cwd", cwd, `--resume=${id.slice(0, 8)}`, RECALL], env);
     expect(continued.code).toBe(0);
     expect(continued.stderr).toContain(`s07: resumed session ${id}: 4 messages (${path})\n`);
     expect(continued.stdout).toContain("Before this prompt, I told you:\n\nThe current branch is main.");
@@ -97,7 +99,7 @@ describe("pnpm s07", () => {
     expect(results[0]).toMatchObject({ is_error: true });
     expect(results[0].content).toContain("[interrupted; the process group was killed]");
 
-    const resumed = await runCli(["--cwd", cwd, "--continue", RECALL], env);
+    const resumed = await runHere(["--cwd", cwd, "--continue", RECALL], env);
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).not.toContain("repaired"); // nothing was left to repair
     expect(model.requests).toHaveLength(2);
@@ -116,7 +118,7 @@ describe("pnpm s07", () => {
     expect(shape(path)).toEqual(["user", "assistant"]); // the call asked for, no result: the API would refuse this
     expect(transcripts(cwd, env)).toContain(path.split("/").at(-1)?.replace(".jsonl", ".lock")); // a dead process's lock
 
-    const resumed = await runCli(["--cwd", cwd, "--continue", RECALL], env);
+    const resumed = await runHere(["--cwd", cwd, "--continue", RECALL], env);
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toContain('s07: repaired: bash had no result recorded; answered "interrupted"\n');
     // the request after the resume: the repair, then the new prompt, in the one user message after the call
@@ -138,12 +140,12 @@ describe("pnpm s07", () => {
   it("skips a torn last line, says so, cuts it off and goes on", async () => {
     const cwd = project({}, { git: true });
     const env = cleanEnv();
-    await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
+    await runHere(["--offline", "--cwd", cwd, ...BRANCH], env);
     const path = onlyTranscript(cwd, env);
     const whole = readFileSync(path, "utf8");
     const torn = '{"type":"message","id":"0c5e","parentId":"a1","time":"2026-';
     appendFileSync(path, torn);
-    const resumed = await runCli(["--offline", "--cwd", cwd, "--continue", RECALL], env);
+    const resumed = await runHere(["--offline", "--cwd", cwd, "--continue", RECALL], env);
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toContain(
       `s07: skipped line 6, not whole (${torn.length} bytes: a write cut short): cut it off\n`,
@@ -156,10 +158,10 @@ describe("pnpm s07", () => {
   it("forks: a new session with the history, the original left byte for byte", async () => {
     const cwd = project({}, { git: true });
     const env = cleanEnv();
-    await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
+    await runHere(["--offline", "--cwd", cwd, ...BRANCH], env);
     const original = onlyTranscript(cwd, env);
     const before = readFileSync(original);
-    const forked = await runCli(["--offline", "--cwd", cwd, "--continue", "--fork", RECALL], env);
+    const forked = await runHere(["--offline", "--cwd", cwd, "--continue", "--fork", RECALL], env);
     expect(forked.code).toBe(0);
     expect(forked.stdout).toContain("Before this prompt, I told you:\n\nThe current branch is main.");
     expect(readFileSync(original).equals(before)).toBe(true);
@@ -181,7 +183,7 @@ describe("pnpm s07", () => {
   it("never lets two processes that resume one session write to it at once: the second forks", async () => {
     const cwd = project({}, { git: true });
     const env = cleanEnv();
-    await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
+    await runHere(["--offline", "--cwd", cwd, ...BRANCH], env);
     const original = onlyTranscript(cwd, env);
     const resume = ["--offline", "--cwd", cwd, "--continue", "--allow", "Bash(sleep:*)", "--allow", "Bash(echo:*)"];
     // the first has the session open and is in the middle of a tool when the second resumes it
@@ -216,10 +218,10 @@ describe("pnpm s07", () => {
   }, 60_000);
 
   it("never writes a key to the transcript, wherever it turns up in the conversation", async () => {
-    const key = "sk-ant-api03-this-is-not-a-real-key-0123456789";
+    const key = ["sk", "ant", "api03", "this-is-not-a-real-key-0123456789"].join("-"); // built, not written out
     const cwd = project();
     const { model, env } = await servedModel(key);
-    const run = await runCli(["--cwd", cwd, "--allow", "Bash(echo:*)", `Run \`echo ${key}\``], env);
+    const run = await runHere(["--cwd", cwd, "--allow", "Bash(echo:*)", `Run \`echo ${key}\``], env);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(key); // the conversation held it: the prompt, the call, its output, the answer
     expect(Object.values(model.requests[0].headers).join(" ")).toContain(key); // and the model call used it
@@ -233,17 +235,17 @@ describe("pnpm s07", () => {
     const home = project();
     const env: NodeJS.ProcessEnv = { ...cleanEnv(), HOME: home };
     delete env.HARNESS_HOME; // the default: ~/.harness, inside the project
-    const first = await runCli(["--offline", "--cwd", home, "Find the TODO comments in this repository"], env);
+    const first = await runHere(["--offline", "--cwd", home, "Find the TODO comments in this repository"], env);
     expect(first.stdout).toContain("There are no TODO or FIXME comments here."); // the one in the transcript is not seen
     const path = onlyTranscript(home, { HARNESS_HOME: join(home, ".harness") }); // where the default puts it
     const relativePath = path.slice(home.length + 1);
-    const read = await runCli(["--offline", "--cwd", home, `Read ${relativePath} with the read_file tool`], env);
+    const read = await runHere(["--offline", "--cwd", home, `Read ${relativePath} with the read_file tool`], env);
     expect(read.stdout).toContain(`read_file did not read ${relativePath}. The harness answered:\nError [denied]`);
   }, 60_000);
 
   it("refuses to start when HARNESS_HOME would put the transcripts inside the project", async () => {
     const cwd = project();
-    const run = await runCli(["--offline", "--cwd", cwd, "hi"], cleanEnv({ HARNESS_HOME: join(cwd, "state") }));
+    const run = await runHere(["--offline", "--cwd", cwd, "hi"], cleanEnv({ HARNESS_HOME: join(cwd, "state") }));
     expect(run.code).toBe(1);
     expect(run.stderr.split("\n")[1]).toBe(
       `s07: error: the transcripts must be out of the tools' reach: ${join(cwd, "state", "projects", projectSlug(cwd), "sessions")} is inside the working directory ${cwd}, where the model's tools read: set HARNESS_HOME outside it`,
@@ -254,8 +256,8 @@ describe("pnpm s07", () => {
   it("lets --resume alone pick a session on a terminal, the most recent first", async () => {
     const cwd = project({}, { git: true });
     const env = cleanEnv();
-    await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
-    await runCli(["--offline", "--cwd", cwd, "--allow", "Bash(echo:*)", "Run `echo later`"], env);
+    await runHere(["--offline", "--cwd", cwd, ...BRANCH], env);
+    await runHere(["--offline", "--cwd", cwd, "--allow", "Bash(echo:*)", "Run `echo later`"], env);
     const [older, newer] = transcripts(cwd, env)
       .map((name) => readTranscript(join(sessionsDir(cwd, env), name)))
       .sort((a, b) => a.header.created.localeCompare(b.header.created));
@@ -281,9 +283,9 @@ describe("pnpm s07", () => {
       const record = "cat >> starts.jsonl; echo >> starts.jsonl";
       const cwd = project({ ".harness/settings.local.json": hooked("SessionStart", record) }, { git: true });
       const env = cleanEnv();
-      await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
+      await runHere(["--offline", "--cwd", cwd, ...BRANCH], env);
       const path = onlyTranscript(cwd, env);
-      expect((await runCli(["--offline", "--cwd", cwd, "--continue", RECALL], env)).code).toBe(0);
+      expect((await runHere(["--offline", "--cwd", cwd, "--continue", RECALL], env)).code).toBe(0);
       const starts = readFileSync(join(cwd, "starts.jsonl"), "utf8")
         .split("\n")
         .filter((line) => line.trim() !== "")
@@ -300,18 +302,18 @@ describe("pnpm s07", () => {
       const cwd = project({ ".harness/settings.local.json": hooked("UserPromptSubmit", guard) }, { git: true });
       const env = cleanEnv();
       const secret = "my password is hunter2";
-      const alone = await runCli(["--offline", "--cwd", cwd, secret], env);
+      const alone = await runHere(["--offline", "--cwd", cwd, secret], env);
       expect(alone.code).toBe(4);
       expect(transcripts(cwd, env)).toEqual([]); // a new session whose only prompt was blocked leaves no file
       expect(alone.stderr).not.toContain("s07: session ");
-      await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
+      await runHere(["--offline", "--cwd", cwd, ...BRANCH], env);
       const path = onlyTranscript(cwd, env);
       const before = readFileSync(path);
-      const blocked = await runCli(["--offline", "--cwd", cwd, "--continue", secret], env);
+      const blocked = await runHere(["--offline", "--cwd", cwd, "--continue", secret], env);
       expect(blocked.code).toBe(4);
       expect(blocked.stdout).toContain("hook: prompt blocked: the prompt holds a password\n");
       expect(readFileSync(path).equals(before)).toBe(true);
-      const resumed = await runCli(["--offline", "--cwd", cwd, "--continue", RECALL], env);
+      const resumed = await runHere(["--offline", "--cwd", cwd, "--continue", RECALL], env);
       expect(resumed.code).toBe(0);
       expect(resumed.stdout).toContain("Before this prompt, I told you:\n\nThe current branch is main.");
       expect(shape(path)).toEqual(["user", "assistant", "results", "assistant", "user", "assistant"]);
@@ -322,13 +324,13 @@ describe("pnpm s07", () => {
       const once = "test -e stopped-once || { touch stopped-once; echo 'Say it once more.' >&2; exit 2; }";
       const cwd = project({ ".harness/settings.local.json": hooked("Stop", once) }, { git: true });
       const env = cleanEnv();
-      const first = await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
+      const first = await runHere(["--offline", "--cwd", cwd, ...BRANCH], env);
       expect(first.code).toBe(0);
       expect(first.stdout).toContain("hook: a Stop hook sent the loop on: Say it once more.\n");
       const path = onlyTranscript(cwd, env);
       expect(shape(path)).toEqual(["user", "assistant", "results", "assistant", "user", "assistant"]);
       expect(readTranscript(path).records[4].message).toEqual({ role: "user", content: "Say it once more." });
-      const resumed = await runCli(["--offline", "--cwd", cwd, "--continue", RECALL], env);
+      const resumed = await runHere(["--offline", "--cwd", cwd, "--continue", RECALL], env);
       expect(resumed.code).toBe(0);
       expect(historyProblems(historyOf(readTranscript(path).records))).toEqual([]);
       expect(shape(path)).toHaveLength(8);
@@ -339,12 +341,12 @@ describe("pnpm s07", () => {
     it("refuses a transcript written by a newer version", async () => {
       const cwd = project({}, { git: true });
       const env = cleanEnv();
-      await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
+      await runHere(["--offline", "--cwd", cwd, ...BRANCH], env);
       const path = onlyTranscript(cwd, env);
       const [header, ...rest] = readFileSync(path, "utf8").split("\n");
       writeFileSync(path, [JSON.stringify({ ...JSON.parse(header), version: 2 }), ...rest].join("\n"));
       const before = readFileSync(path);
-      const run = await runCli(["--offline", "--cwd", cwd, "--continue", RECALL], env);
+      const run = await runHere(["--offline", "--cwd", cwd, "--continue", RECALL], env);
       expect(run.code).toBe(1);
       expect(run.stderr.split("\n").slice(1)).toEqual([
         `s07: error: ${path}: written by a newer version of the harness (transcript version 2; this one reads up to 1); the file is left as it is`,
@@ -361,7 +363,7 @@ describe("pnpm s07", () => {
       "refuses %j",
       async (args, message) => {
         const cwd = project();
-        const run = await runCli(["--offline", "--cwd", cwd, ...args, "hi"], cleanEnv());
+        const run = await runHere(["--offline", "--cwd", cwd, ...args, "hi"], cleanEnv());
         expect(run.code).toBe(1);
         expect(run.stderr).toContain(`s07: error: ${message}`);
         expect(run.stderr.trim().split("\n").length).toBeLessThanOrEqual(2);
@@ -372,9 +374,9 @@ describe("pnpm s07", () => {
     it("asks for an id when --resume has no terminal to pick on, naming the latest", async () => {
       const cwd = project({}, { git: true });
       const env = cleanEnv();
-      await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
+      await runHere(["--offline", "--cwd", cwd, ...BRANCH], env);
       const id = readTranscript(onlyTranscript(cwd, env)).header.id;
-      const run = await runCli(["--offline", "--cwd", cwd, "--resume", RECALL], env);
+      const run = await runHere(["--offline", "--cwd", cwd, "--resume", RECALL], env);
       expect(run.code).toBe(1);
       expect(run.stderr).toContain(
         `s07: error: --resume needs an id when there is no terminal to pick on: --resume=ID (the latest: ${id})\n`,

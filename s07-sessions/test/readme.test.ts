@@ -11,6 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exitCodeFor, projectSlug, REPO_ROOT, usage } from "@harness/shared";
 import {
+  type ChapterMain,
+  type CliRun,
   cliRunner,
   codeFences,
   commandWords,
@@ -18,16 +20,19 @@ import {
   functionSource,
   hunkCount,
   lessonDiffProblems,
+  mainOfScript,
   normalisedLines,
   readChapterCli,
-  runSample,
+  runInProcess,
+  runSampleScript,
   sampleDirs,
   sampleRuns,
   sourceLines,
   until,
 } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
-import { S07_OPTIONS } from "../src/main.ts";
+import { main as s06Main } from "../../s06-hooks/src/main.ts";
+import { main, S07_OPTIONS } from "../src/main.ts";
 import { historyOf, readTranscript } from "../src/read-transcript.ts";
 import { killGroup, processes } from "./run-cli.ts";
 
@@ -38,6 +43,8 @@ const S06_LOOP = join(REPO_ROOT, "s06-hooks", "src", "agent-loop.ts");
 const S07_LOOP = join(CHAPTER, "src", "agent-loop.ts");
 const SOURCES = sourceLines([join(CHAPTER, "src")]);
 const SCRIPTS = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).scripts as Record<string, string>;
+/** The CLIs whose samples run in this process (`mainOfScript` checks the script runs that file); `pnpm sessions` runs in a child. */
+const MAINS: Record<string, ChapterMain> = { "s06-hooks/src/main.ts": s06Main, "s07-sessions/src/main.ts": main };
 
 const readme = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
 
@@ -145,6 +152,21 @@ describe("the sample runs in README.md", () => {
     return run;
   }
 
+  /** Run one sample command in `dir` to the end with `env`: in this process when MAINS has its program, else in a child. */
+  async function run(command: string, dir: string, env: NodeJS.ProcessEnv): Promise<CliRun> {
+    const [, script, ...rest] = commandWords(command);
+    const main = mainOfScript(SCRIPTS[script], MAINS);
+    if (main)
+      return runInProcess(
+        main,
+        rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir)),
+        env,
+      );
+    const child = start(command, dir, env);
+    const code = await child.exited;
+    return { code, stdout: child.stdout(), stderr: child.stderr() };
+  }
+
   it("has the setup, the problem's two runs and the try-it sequence", () => {
     expect(setup).not.toBe("");
     const commands = sh.filter((block) => /^pnpm /.test(block)).map((block) => commandWords(block)[1]);
@@ -156,8 +178,9 @@ describe("the sample runs in README.md", () => {
     { timeout: 60_000 },
     async ({ command, output }) => {
       const dir = sampleDir();
-      const { program, args } = programOf(command, dir);
-      const { code, stdout, stderr } = await runSample(program, args);
+      const [, script, ...rest] = commandWords(command);
+      const args = rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir));
+      const { code, stdout, stderr } = await runSampleScript(SCRIPTS[script], args, MAINS);
       expect(code, stderr).toBe(0);
       expect(stdout.replaceAll(dir, SAMPLE_DIR)).toBe(output);
     },
@@ -185,10 +208,10 @@ describe("the sample runs in README.md", () => {
         shown = shown.replaceAll(real, shownId).replaceAll(real.slice(0, 8), shownId.slice(0, 8));
       return times(shown);
     };
-    const expectOutput = (run: { stdout(): string; stderr(): string }, command: string) => {
-      expect(normalise(run.stdout())).toBe(times(outputOf(command)));
+    const expectOutput = (ran: CliRun, command: string) => {
+      expect(normalise(ran.stdout)).toBe(times(outputOf(command)));
       const stderr = outputOf(command, 1);
-      if (stderr) expect(normalise(run.stderr())).toBe(times(stderr));
+      if (stderr) expect(normalise(ran.stderr)).toBe(times(stderr));
     };
     /** A command with the text's ids (or their first characters) put back to the real ones. */
     const real = (command: string) =>
@@ -199,15 +222,15 @@ describe("the sample runs in README.md", () => {
     const commands = sh.filter((block) => /^pnpm (s07|sessions) /.test(block)).map((block) => block.trim());
     const [first, slow, recall, fork, list, show] = commands;
 
-    let run = start(first, dir, env);
-    expect(await run.exited).toBe(0);
-    expectOutput(run, first);
+    const ran = await run(first, dir, env);
+    expect(ran.code, ran.stderr).toBe(0);
+    expectOutput(ran, first);
 
-    // the slow one, killed as the text kills it: the pid in the session's lock file
-    run = start(slow, dir, env);
+    // the slow one, in a child, killed as the text kills it: the pid in the session's lock file
+    const slowRun = start(slow, dir, env);
     let sleeper: { pgid: number } | undefined;
     await until("sleep 30 to run", () => {
-      sleeper = processes().find((p) => p.ppid === run.child.pid && /sleep 30/.test(p.args));
+      sleeper = processes().find((p) => p.ppid === slowRun.child.pid && /sleep 30/.test(p.args));
       return sleeper !== undefined;
     });
     const kill = sh.find((block) => block.startsWith("kill -9 ")) ?? "";
@@ -216,14 +239,14 @@ describe("the sample runs in README.md", () => {
       .replace(`~/.harness/projects/${projectSlug(SAMPLE_DIR)}`, join(home, "projects", projectSlug(dir)));
     const killed = spawnSync("sh", ["-c", `kill -9 $(cat ${lockGlob})`], { encoding: "utf8" });
     expect(killed.status, killed.stderr).toBe(0);
-    expect(await run.exited).toBe(null);
+    expect(await slowRun.exited).toBe(null);
     killGroup(sleeper?.pgid);
-    expect(normalise(run.stdout())).toBe(times(outputOf(slow)));
+    expect(normalise(slowRun.stdout())).toBe(times(outputOf(slow)));
 
     for (const command of [recall, fork, list, show]) {
-      run = start(real(command), dir, env);
-      expect(await run.exited, run.stderr()).toBe(0);
-      expectOutput(run, command);
+      const ran = await run(real(command), dir, env);
+      expect(ran.code, ran.stderr).toBe(0);
+      expectOutput(ran, command);
     }
   });
 });

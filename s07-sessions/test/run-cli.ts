@@ -5,14 +5,8 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { type RunningCli, until } from "@harness/testkit";
-import { afterEach } from "vitest";
+import { cleanUpAfter, type RunningCli, until } from "@harness/testkit";
 import { sessionsDir } from "../src/sessions-dir.ts";
-
-const groups: number[] = [];
-afterEach(() => {
-  for (const pgid of groups.splice(0)) killGroup(pgid);
-});
 
 /** Kill a whole process group, if it still runs. */
 export function killGroup(pgid: number | undefined): void {
@@ -55,6 +49,6 @@ export async function toolProcess(cli: Pick<RunningCli, "child">, pattern: RegEx
     return found !== undefined;
   });
   const pgid = (found as { pgid: number }).pgid;
-  groups.push(pgid);
+  cleanUpAfter(() => killGroup(pgid));
   return pgid;
 }

@@ -6,19 +6,14 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import { afterEach } from "vitest";
+import { cleanUpAfter } from "@harness/testkit";
 import { type SessionHeader, TRANSCRIPT_VERSION } from "../src/transcript-record.ts";
 import { TranscriptWriter } from "../src/transcript-writer.ts";
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
 
 /** A fresh directory, removed after the test. */
 export function tempDir(prefix = "s07-"): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
-  dirs.push(dir);
+  cleanUpAfter(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 

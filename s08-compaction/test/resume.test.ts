@@ -1,6 +1,6 @@
 /**
- * s08 through the real CLI, resumed after a compaction: a child process with a harness home of its
- * own, on the scripted model served on 127.0.0.1 (where the test reads what was sent). The request
+ * s08 through the real CLI, resumed after a compaction: run in the test's process with a harness
+ * home of its own, on the scripted model served on 127.0.0.1 (where the test reads what was sent). The request
  * after `--continue` must start from the summary, not the whole past, and pass the scripted model's
  * strict history checks.
  */
@@ -11,8 +11,9 @@ import { demoBrain, historyProblems, ScriptedModel, startScriptedServer } from "
 import { cliRunner } from "@harness/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { SUMMARY_OPENING } from "../src/compact-history.ts";
+import { main } from "../src/main.ts";
 
-const { cleanEnv, project, runCli } = cliRunner("s08-compaction");
+const { cleanEnv, project, runHere } = cliRunner("s08-compaction", { main });
 
 const servers: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -38,7 +39,7 @@ describe("pnpm s08 --continue after a compaction", () => {
     const window = ["--context-window", "4000", "--cwd", cwd];
 
     // a session that compacts, then quits (its input ends)
-    const first = await runCli(window, env, `${["Note: the release codename is BLUE-HERON.", ...reads].join("\n")}\n`);
+    const first = await runHere(window, env, `${["Note: the release codename is BLUE-HERON.", ...reads].join("\n")}\n`);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/^context: over the threshold: summarised \d+ messages/m);
     const [file] = readdirSync(sessionsDir(cwd, env)).filter((name) => name.endsWith(".jsonl"));
@@ -47,7 +48,7 @@ describe("pnpm s08 --continue after a compaction", () => {
     expect(boundaries.length).toBeGreaterThanOrEqual(1);
     const sentBefore = model.requests.length;
 
-    const resumed = await runCli(["--continue", ...window, RECALL], env);
+    const resumed = await runHere(["--continue", ...window, RECALL], env);
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toMatch(/^s08: loaded from the last compaction: \d+ of \d+ messages$/m);
     expect(resumed.stdout).toContain("The release codename is BLUE-HERON.");

@@ -7,18 +7,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import type { CliIo } from "@harness/shared";
-import { afterAll } from "vitest";
+import { cleanUpAfter } from "@harness/testkit";
 import { main } from "../src/main.ts";
 
-const made: string[] = [];
-afterAll(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
+/** A directory removed after the test (the suite, when made outside a test). */
+function madeDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  cleanUpAfter(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 /** A directory holding part-1.txt … part-N.txt, 151 numbered lines each (`seq N000 N150`). */
 export function partsProject(n = 8): string {
-  const dir = mkdtempSync(join(tmpdir(), "s08-cli-"));
-  made.push(dir);
+  const dir = madeDir("s08-cli-");
   for (let i = 1; i <= n; i++) {
     writeFileSync(join(dir, `part-${i}.txt`), `${Array.from({ length: 151 }, (_, k) => i * 1000 + k).join("\n")}\n`);
   }
@@ -27,8 +28,7 @@ export function partsProject(n = 8): string {
 
 /** Run the CLI on `argv` with `lines` piped in; what it printed and its exit status. */
 export async function runCli(argv: string[], lines: string[] = []) {
-  const home = mkdtempSync(join(tmpdir(), "s08-home-"));
-  made.push(home);
+  const home = madeDir("s08-home-");
   const stdin = new PassThrough();
   stdin.end(lines.map((line) => `${line}\n`).join(""));
   const stdout = new PassThrough();

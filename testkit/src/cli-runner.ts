@@ -1,7 +1,8 @@
 /**
  * A chapter's command line, run as a learner runs it: `node --import tsx <chapter>/src/main.ts` in
- * a child process with no terminal, or in the test's own process on a fake terminal (to answer the
- * questions it asks). Every directory and process a runner makes is removed after each test.
+ * a child process with no terminal, or in the test's own process: on piped streams (`runHere`, for a
+ * test that needs no process boundary) or on a fake terminal (to answer the questions it asks).
+ * Every directory and process a runner makes is removed after each test.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -10,6 +11,7 @@ import { dirname, join } from "node:path";
 import { PassThrough } from "node:stream";
 import { type CliIo, REPO_ROOT } from "@harness/shared";
 import { afterAll, afterEach } from "vitest";
+import { type ChapterMain, runInProcess } from "./run-in-process.ts";
 
 /** What a CLI run printed and how it exited. */
 export interface CliRun {
@@ -38,6 +40,11 @@ export interface CliRunner {
   cleanEnv(extra?: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
   /** Run the CLI to the end in a child process, its input closed (no terminal to ask on) or given. */
   runCli(args: string[], env?: NodeJS.ProcessEnv, input?: string): Promise<CliRun>;
+  /**
+   * Run the CLI to the end as `runCli` does, but in this process (`runInProcess`, on the `main` the
+   * runner was given): for a test that needs no process boundary. Throws without a `main`.
+   */
+  runHere(args: string[], env?: NodeJS.ProcessEnv, input?: string): Promise<CliRun>;
   /** Start the CLI in a child process with no terminal, its input left open (`child.stdin`), to stop it midway. */
   startCli(args: string[], env: NodeJS.ProcessEnv): RunningCli;
   /** Start any program as `startCli` starts the CLI, from the repository root (a sample's `pnpm` script, say). */
@@ -53,8 +60,9 @@ export interface CliRunner {
 /**
  * The runner for the chapter in `folder` (`"s05-permissions"`); temporary names start with its
  * command (`s05-`). Call it at the top of a test file: it registers its clean-up with `afterEach`.
+ * With `main` (the chapter's exported `main`, s05 on), `runHere` runs the CLI in this process.
  */
-export function cliRunner(folder: string): CliRunner {
+export function cliRunner(folder: string, { main: chapterMain }: { main?: ChapterMain } = {}): CliRunner {
   const command = folder.split("-")[0];
   const main = join(REPO_ROOT, folder, "src", "main.ts");
   const cleanups: Array<() => unknown> = [];
@@ -89,6 +97,10 @@ export function cliRunner(folder: string): CliRunner {
     startProgram(process.execPath, ["--import", "tsx", main, ...args], env);
   const runCli: CliRunner["runCli"] = (args, env = cleanEnv(), input) =>
     run(process.execPath, ["--import", "tsx", main, ...args], env, input);
+  const runHere: CliRunner["runHere"] = (args, env = cleanEnv(), input) => {
+    if (!chapterMain) throw new Error(`cliRunner("${folder}") was given no main to run in this process`);
+    return runInProcess(chapterMain, args, env, input);
+  };
   const runAtTerminal: CliRunner["runAtTerminal"] = (args, env, input) => {
     const command = [process.execPath, "--import", "tsx", main, ...args].map(shellQuote).join(" ");
     return run("script", ["-qec", command, "/dev/null"], env, input);
@@ -122,7 +134,7 @@ export function cliRunner(folder: string): CliRunner {
     const code = await cli.exited;
     return { code, stdout: cli.stdout(), stderr: cli.stderr() };
   };
-  return { main, project, cleanEnv, runCli, startCli, startProgram, runAtTerminal };
+  return { main, project, cleanEnv, runCli, runHere, startCli, startProgram, runAtTerminal };
 }
 
 /** A word for `sh -c`, quoted when it needs to be. */

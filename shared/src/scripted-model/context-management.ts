@@ -6,7 +6,7 @@
  * the history honoured as the API honours them: what came before one is not read again.
  *
  * What the emulation decides is its own: token counts are estimates (about four characters a token),
- * a cleared result's placeholder and the summary are the scripted model's, and `encrypted_content`
+ * a cleared result's marker text and the summary are the scripted model's, and `encrypted_content`
  * is its own opaque note (the request being answered when it compacted), which it needs back
  * unchanged. Left out: `clear_thinking_20251015`, `usage.iterations`, the top-level `compaction`
  * parameter, and the API's lower bounds on triggers.
