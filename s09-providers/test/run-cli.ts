@@ -1,25 +1,18 @@
 /**
- * s09's command line run in this process, as s08's tests run theirs: `main(argv, io)` on piped
- * input (no terminal), an environment of the test's own (no provider's variables unless given), a
- * home of its own, and fresh project directories. Everything made is removed after the file.
+ * s09's command line run in this process (testkit's runInProcess): `main(argv, io)` on piped input
+ * (no terminal), an environment of the test's own (no provider's variables unless given), a home
+ * of its own, and fresh project directories, each removed after its test.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { PassThrough } from "node:stream";
-import type { CliIo } from "@harness/shared";
-import { afterAll } from "vitest";
+import { cleanUpAfter, runInProcess } from "@harness/testkit";
 import { main } from "../src/main.ts";
-
-const made: string[] = [];
-afterAll(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
 
 function tempDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  made.push(dir);
+  cleanUpAfter(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
@@ -34,26 +27,17 @@ export function project(files: Record<string, string> = {}, branch?: string): st
   return dir;
 }
 
-/** An environment with no provider's variables but `extra`, no colours, and a home of its own. */
+/** The shell's environment without any provider's variables but `extra`, no colours, a home of its own. */
 export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return { NO_COLOR: "1", HARNESS_HOME: tempDir("s09-home-"), ...extra };
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !/^(ANTHROPIC_|OPENAI_|HARNESS_)/.test(name) && !["INIT_CWD", "DEBUG", "MODEL_ID"].includes(name),
+    ),
+  );
+  return { ...env, NO_COLOR: "1", HARNESS_HOME: tempDir("s09-home-"), ...extra };
 }
 
 /** Run the CLI on `argv` with `lines` piped in; what it printed and its exit status. */
-export async function runCli(argv: string[], env: NodeJS.ProcessEnv = cleanEnv(), lines: string[] = []) {
-  const stdin = new PassThrough();
-  stdin.end(lines.map((line) => `${line}\n`).join(""));
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk) => {
-    out += chunk;
-  });
-  stderr.on("data", (chunk) => {
-    err += chunk;
-  });
-  const io: CliIo = { stdin, stdout, stderr, env, exit: () => {} };
-  const code = await main(argv, io);
-  return { code, stdout: out, stderr: err };
+export function runCli(argv: string[], env: NodeJS.ProcessEnv = cleanEnv(), lines: string[] = []) {
+  return runInProcess(main, argv, env, lines.map((line) => `${line}\n`).join(""));
 }
