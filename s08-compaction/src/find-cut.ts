@@ -21,7 +21,10 @@ export function isTurnBoundary(messages: readonly MessageParam[], i: number): bo
 /**
  * The index where the kept tail begins: the earliest turn boundary after the first message whose
  * tail is at most `tailTokens` (its messages' estimates added up). The tail may be empty
- * (`messages.length`) when even the last turn is larger; the head is never empty.
+ * (`messages.length`) when even the last turn is larger, except for the work in flight: when the
+ * history ends with tool results, the model turn that asked for them is always kept (summarised,
+ * its results would be gone before the model read them, and it would ask for them again). The
+ * head is never empty.
  */
 export function findCut(messages: readonly MessageParam[], tailTokens: number): number {
   let tail = 0;
@@ -31,5 +34,13 @@ export function findCut(messages: readonly MessageParam[], tailTokens: number): 
     if (tail > tailTokens) break;
     if (isTurnBoundary(messages, i)) cut = i;
   }
-  return cut;
+  return Math.min(cut, inFlight(messages));
+}
+
+/** Where the work in flight begins: the last model turn when tool results end the history; else the end. */
+function inFlight(messages: readonly MessageParam[]): number {
+  const last = messages.at(-1);
+  const results =
+    last?.role === "user" && typeof last.content !== "string" && last.content.some((b) => b.type === "tool_result");
+  return results ? messages.length - 2 : messages.length;
 }

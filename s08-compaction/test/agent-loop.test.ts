@@ -91,6 +91,14 @@ describe("agentLoop keeps a long session inside the window", () => {
     expect(order.filter((k) => k === "compacted").length).toBeGreaterThanOrEqual(2);
   });
 
+  it("never summarises the work in flight: results the model has not read yet stay, so it does not ask again", async () => {
+    // one read fills this window: summarised with its call, it would be read again and again until max_turns
+    const model = new ScriptedModel({ brain: demoBrain });
+    const { results, messages } = await session(model, ["Read part-1.txt and summarise it"], { contextWindow: 1500 });
+    expect(results[0]).toMatchObject({ stopReason: "final_answer", turns: 2, toolCalls: 1 });
+    expect(JSON.stringify(messages)).toContain("1150"); // the file's last line, read once and kept
+  });
+
   it("clears old tool results above the first threshold without asking for a summary", async () => {
     const model = new ScriptedModel({ brain: demoBrain });
     const { messages, events } = await session(model, reads(1, 5), { contextWindow: 6000 });

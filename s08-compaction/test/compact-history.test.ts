@@ -12,7 +12,7 @@ import { type CompactOptions, compactHistory, SUMMARY_OPENING } from "../src/com
 import { estimateTokens } from "../src/measure-context.ts";
 import { SUMMARY_PROMPT, SUMMARY_RESULT_CHARS } from "../src/request-summary.ts";
 import { sendTurnWith } from "../src/send-turn.ts";
-import { historyFrom, steps, tools } from "./histories.ts";
+import { answer, historyFrom, steps, tools } from "./histories.ts";
 
 const options = (over: Partial<CompactOptions> = {}): CompactOptions => ({
   model: "claude-test",
@@ -49,7 +49,7 @@ describe("compactHistory", () => {
 
   it("passes the user's instructions to the summary request", async () => {
     const model = new ScriptedModel({ brain: demoBrain });
-    const messages = historyFrom([tools(1, 500), tools(1, 500)]);
+    const messages = historyFrom([tools(1, 500), tools(1, 500), answer]);
     await compactHistory(
       sendTurnWith(model.client()),
       messages,

@@ -62,7 +62,11 @@ describe("findCut", () => {
         expect([...head.uses].every((id) => head.answered.has(id))).toBe(true);
         expect(cut).toBeGreaterThanOrEqual(1);
         const tailSize = messages.slice(cut).reduce((sum, m) => sum + estimateTokens(m), 0);
-        expect(tailSize).toBeLessThanOrEqual(budget);
+        // the work in flight (a model turn whose results end the history) is kept whatever its size
+        const last = messages.at(-1)?.content;
+        const inFlight = typeof last !== "string" && last?.some((b) => b.type === "tool_result");
+        if (inFlight) expect(cut).toBeLessThanOrEqual(messages.length - 2);
+        if (!inFlight || cut < messages.length - 2) expect(tailSize).toBeLessThanOrEqual(budget);
 
         const compacted = withSummary(messages, cut, "## Task\n- the summary");
         expect(historyProblems(compacted)).toEqual([]);
