@@ -152,6 +152,8 @@ function openAiClient(
     timeout: clampTimeout(options.timeoutMs + 1000),
     fetch: guardedFetch(GUARDED_APIS[format], options.timeoutMs, options.fetch),
     ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+    // the SDK would print a line it cannot parse to the console; the error the run ends with says it once
+    logLevel: "off",
   });
 }
 

@@ -60,9 +60,12 @@ export async function readChatStream(
       reasoning += thought;
     }
     if (typeof delta.refusal === "string") refusal += delta.refusal;
-    for (const [position, fragment] of (delta.tool_calls ?? []).entries()) {
+    for (const fragment of delta.tool_calls ?? []) {
       progress.consumed = true;
-      const index = fragment.index ?? position; // a server that omits the index sends whole calls
+      // without an index (servers that send each call whole), a new id starts a new call
+      const opened = calls.length - 1;
+      const index =
+        fragment.index ?? (opened < 0 || (fragment.id && fragment.id !== calls[opened].id) ? opened + 1 : opened);
       calls[index] ??= { id: "", name: "", arguments: "" };
       const call = calls[index];
       if (fragment.id && !call.id) call.id = fragment.id;
@@ -79,8 +82,9 @@ export async function readChatStream(
     ...(reasoning ? { reasoning_content: reasoning } : {}),
     ...(calls.length > 0
       ? {
-          tool_calls: calls.filter(Boolean).map((call) => ({
-            id: call.id,
+          tool_calls: calls.filter(Boolean).map((call, i) => ({
+            // some servers send no id: one is made, unique to this response, in the characters every API takes
+            id: call.id || `call_${(first?.id || crypto.randomUUID()).replace(/[^A-Za-z0-9_-]/g, "_")}_${i}`,
             type: "function" as const,
             function: { name: call.name, arguments: call.arguments },
           })),

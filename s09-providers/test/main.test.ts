@@ -2,7 +2,10 @@
  * s09 through the real CLI: a child process, the scripted model speaking each wire format, the
  * demo prompts answered from real tool output.
  */
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { readTrace, sentRequests, traceDir } from "@harness/s04-tracing";
 import { demoBrain, ScriptedModel, startScriptedServer } from "@harness/shared";
@@ -217,4 +220,37 @@ describe("pnpm s09", () => {
     },
     60_000,
   );
+
+  it("says a stream line that is not JSON in one error line, the SDK printing nothing of its own (a child process)", async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const first = { id: "c", object: "chat.completion.chunk", created: 0, model: "m" };
+      res.write(`data: ${JSON.stringify({ ...first, choices: [{ index: 0, delta: { content: "Hi" } }] })}\n\n`);
+      res.end("data: {not json\n\n");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    const env = cleanEnv({ OPENAI_API_KEY: ["test", "key"].join("-"), OPENAI_BASE_URL: url });
+    // a child of its own: the SDK's console is the process's, not the test runner's
+    const child = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
+      const run = spawn(
+        process.execPath,
+        ["--import", "tsx", join(import.meta.dirname, "../src/main.ts"), "--provider", "openai-chat", "hi"],
+        { env },
+      );
+      let stderr = "";
+      run.stderr.on("data", (chunk) => {
+        stderr += chunk;
+      });
+      run.stdin.end();
+      run.on("close", (status) => resolve({ status, stderr }));
+    });
+    const lines = child.stderr.trim().split("\n");
+    expect(lines[0]).toMatch(/^Using http:\/\/127\.0\.0\.1:\d+\/v1 \(OPENAI_BASE_URL from the shell\) \(openai-chat\)/);
+    expect(lines.filter((line) => !/^s09: session /.test(line)).slice(1)).toEqual([
+      expect.stringMatching(/^s09: error: the stream failed after its content had started \(.*JSON/),
+    ]);
+    expect(child.status).toBe(1);
+  }, 60_000);
 });

@@ -66,6 +66,38 @@ describe("readChatStream", () => {
     expect(completion.choices[0].message.tool_calls?.map((c) => c.id)).toEqual(["a", "b"]);
   });
 
+  it("reads calls sent whole without an index, one per chunk, as separate calls", async () => {
+    const completion = await readChatStream(
+      chunks(
+        chunk({ tool_calls: [{ id: "g1", function: { name: "bash", arguments: '{"command":"echo one"}' } }] }),
+        chunk({ tool_calls: [{ id: "g2", function: { name: "read_file", arguments: '{"path":"a"}' } }] }),
+        chunk({}, "tool_calls"),
+      ),
+    );
+    const calls = (completion.choices[0].message.tool_calls ?? []) as {
+      id: string;
+      function: { name: string; arguments: string };
+    }[];
+    expect(calls.map((c) => [c.id, c.function.name, c.function.arguments])).toEqual([
+      ["g1", "bash", '{"command":"echo one"}'],
+      ["g2", "read_file", '{"path":"a"}'],
+    ]);
+  });
+
+  it("gives a call the server sent without an id one of its own, so it runs and gets its result", async () => {
+    const completion = await readChatStream(
+      chunks(
+        chunk({ tool_calls: [{ index: 0, function: { name: "bash", arguments: "{}" } }] }),
+        chunk({ tool_calls: [{ index: 1, function: { name: "bash", arguments: "{}" } }] }),
+        chunk({}, "tool_calls"),
+      ),
+    );
+    const ids = completion.choices[0].message.tool_calls?.map((c) => c.id) ?? [];
+    expect(ids).toEqual(["call_c_0", "call_c_1"]);
+    const turn = messageFromChat(completion);
+    expect(turn.content.filter((b) => b.type === "tool_use")).toHaveLength(2);
+  });
+
   it("hands text on as it arrives, and tells when content has started", async () => {
     const heard: string[] = [];
     const progress = { opened: true, consumed: false };
