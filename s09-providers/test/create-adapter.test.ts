@@ -1,7 +1,5 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { AgentTurn, ScriptedModel, startScriptedServer, textReply } from "@harness/shared";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { createAdapter } from "../src/create-adapter.ts";
 import { DEFAULT_OPENAI_MODEL } from "../src/select-provider.ts";
 
