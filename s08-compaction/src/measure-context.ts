@@ -51,9 +51,14 @@ export class ContextMeter {
     private readonly estimate: (messages: readonly unknown[]) => number,
   ) {}
 
-  /** A response arrived: its usage measures the first `count` messages (its own turn included). */
+  /**
+   * A response arrived: its usage measures the first `count` messages (its own turn included). A
+   * response without usage (some servers send none) measures nothing: the estimate goes on.
+   */
   measure(usage: Partial<Usage> | undefined, count: number): void {
-    this.measured = usageTokens(usage);
+    const tokens = usageTokens(usage);
+    if (tokens === 0) return;
+    this.measured = tokens;
     this.upTo = count;
     this.estimated = false;
   }

@@ -41,6 +41,13 @@ describe("ContextMeter", () => {
     expect(meter.size(messages)).toMatchObject({ tokens: 1020 + estimateTokens([prompt]), estimated: true });
   });
 
+  it("takes a response without usage (some servers send none) as no measure: the estimate goes on", () => {
+    const meter = new ContextMeter(budget, estimate);
+    const messages: MessageParam[] = [...history, { role: "assistant", content: "hi" }];
+    meter.measure({ input_tokens: 0, output_tokens: 0 }, messages.length);
+    expect(meter.size(messages)).toEqual({ tokens: estimate(messages), usable: 8000, window: 10_000, estimated: true });
+  });
+
   it("starts again from an estimate when the history was rewritten or replaced by a shorter one", () => {
     const meter = new ContextMeter(budget, estimate);
     const messages: MessageParam[] = [
