@@ -70,7 +70,7 @@ export function createAdapter(options: CreateAdapterOptions = {}): AdapterChoice
   const format = selection.format;
   if (options.compaction === "server") {
     throw new Error(
-      `--compaction server is the Messages API's context management: ${format} has none; use client, or --provider anthropic`,
+      `--compaction server is the Messages API's context management, which this course sends only in that format, not ${format}; use client, or --provider anthropic`,
     );
   }
   const model = options.model ?? env.values.MODEL_ID ?? DEFAULT_OPENAI_MODEL;

@@ -151,7 +151,7 @@ describe("pnpm s09", () => {
     const refused = await runCli(["--provider", "openai-chat", "--compaction", "server", "hi"], cleanEnv());
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(
-      "s09: error: --compaction server is the Messages API's context management: openai-chat has none; use client, or --provider anthropic",
+      "s09: error: --compaction server is the Messages API's context management, which this course sends only in that format, not openai-chat; use client, or --provider anthropic",
     );
     const model = new ScriptedModel({ brain: demoBrain });
     const server = await startScriptedServer(model);
