@@ -81,6 +81,17 @@ describe("pnpm s09", () => {
     expect(code).toBe(0);
   }, 60_000);
 
+  it.each(["openai-chat", "openai-responses"] as const)(
+    "offline on %s, a prompt the scripted model does not know gets that format's variables as advice",
+    async (format) => {
+      const { code, stdout } = await runCli(["--offline", "--provider", format, "Tell me a joke"], cleanEnv());
+      expect(code).toBe(0);
+      expect(stdout).toContain("I am the offline scripted model");
+      expect(stdout).toContain("set OPENAI_API_KEY");
+      expect(stdout).not.toContain("ANTHROPIC_API_KEY");
+    },
+  );
+
   it("refuses a wire format it does not speak, in one line, before any model call", async () => {
     const { code, stdout, stderr } = await runCli(["--provider", "gemini", "hi"], cleanEnv());
     expect(stderr).toBe(

@@ -9,6 +9,7 @@
 import type { MessageCreateParams, MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { CONTEXT_RULES } from "./context-rules.ts";
 import { recallAnswer } from "./recall-answer.ts";
+import type { ScriptedApi } from "./scripted-model.ts";
 import { type ScriptedReply, text, textReply, toolUse, reply as withBlocks } from "./script.ts";
 
 /** A tool call of the current prompt and the result it got. */
@@ -47,7 +48,7 @@ export interface DemoRule {
 }
 
 /** The brain: the first rule whose prompt matches and whose tools are offered answers. */
-export function demoBrain(request: MessageCreateParams): ScriptedReply {
+export function demoBrain(request: MessageCreateParams, wire?: { api: ScriptedApi }): ScriptedReply {
   const conversation = readConversation(request);
   const usable = DEMO_RULES.filter((rule) => rule.needs.every((t) => conversation.tools.has(t)));
   const rule = usable.find((r) => r.matches(conversation.prompt));
@@ -60,9 +61,13 @@ export function demoBrain(request: MessageCreateParams): ScriptedReply {
     "I am the offline scripted model: a stand-in for Claude that runs with no key and no network, " +
       "so I only know a few prompts. Try one of these:\n" +
       `${examples}\n` +
-      "To use a real model, set ANTHROPIC_API_KEY (in your shell or in .env at the repository root), " +
-      "or point ANTHROPIC_BASE_URL at an Anthropic-compatible endpoint (with any key it accepts, e.g. " +
-      "ANTHROPIC_AUTH_TOKEN=ollama), and run without --offline.",
+      (wire === undefined || wire.api === "messages"
+        ? "To use a real model, set ANTHROPIC_API_KEY (in your shell or in .env at the repository root), " +
+          "or point ANTHROPIC_BASE_URL at an Anthropic-compatible endpoint (with any key it accepts, e.g. " +
+          "ANTHROPIC_AUTH_TOKEN=ollama), and run without --offline."
+        : "To use a real model, set OPENAI_API_KEY (in your shell or in .env at the repository root), " +
+          "and OPENAI_BASE_URL for a server other than OpenAI's (any key it accepts, e.g. " +
+          "OPENAI_API_KEY=ollama for Ollama's /v1), and run without --offline."),
   );
 }
 

@@ -34,8 +34,8 @@ export interface RecordedRequest {
   raw: unknown;
 }
 
-/** Decides the reply to a request the script does not cover (the demos' rule-based brains). */
-export type Brain = (request: MessageCreateParams) => ScriptStep;
+/** Decides the reply to a request the script does not cover (the demos' rule-based brains); `wire` says which API was asked. */
+export type Brain = (request: MessageCreateParams, wire?: { api: ScriptedApi }) => ScriptStep;
 
 /** How to build a scripted model. */
 export interface ScriptedModelOptions {
@@ -142,7 +142,7 @@ export class ScriptedModel {
       return tooLongResponse(api, inputTokens, this.contextWindow);
     }
 
-    const step = managed.pause ? undefined : (this.script.shift() ?? this.brain?.(managed.body));
+    const step = managed.pause ? undefined : (this.script.shift() ?? this.brain?.(managed.body, { api }));
     if (!step && !managed.pause) {
       return errorResponse(api, 400, `scripted model: no scripted reply left for request #${n}`);
     }
