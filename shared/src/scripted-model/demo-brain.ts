@@ -9,8 +9,8 @@
 import type { MessageCreateParams, MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { CONTEXT_RULES } from "./context-rules.ts";
 import { recallAnswer } from "./recall-answer.ts";
-import type { ScriptedApi } from "./scripted-model.ts";
 import { type ScriptedReply, text, textReply, toolUse, reply as withBlocks } from "./script.ts";
+import type { ScriptedApi } from "./scripted-model.ts";
 
 /** A tool call of the current prompt and the result it got. */
 export interface Exchange {
