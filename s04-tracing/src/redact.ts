@@ -1,20 +1,18 @@
 /**
  * Redaction: a trace is a file people share, so credentials never reach it. Every key the
- * harness knows (ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, from the shell or .env) and anything
- * shaped like an Anthropic key is replaced before a line is written, wherever it appears: in a
- * prompt, a tool's output, a model's answer.
+ * harness knows (each `…_API_KEY` and `…_AUTH_TOKEN` variable, ANTHROPIC_API_KEY among them, from
+ * the shell or .env) and anything shaped like an Anthropic key is replaced before a line is
+ * written, wherever it appears: in a prompt, a tool's output, a model's answer.
  */
-import { loadEnv } from "@harness/shared";
+import { credentialValues, REDACTED } from "@harness/shared";
 
-/** The replacement text. */
-export const REDACTED = "[REDACTED]";
+export { REDACTED };
 
 const KEY_SHAPE = /sk-ant-[A-Za-z0-9_-]{8,}/g;
 
 /** The secret values to scrub: the credentials of the current environment. */
 export function knownSecrets(env: NodeJS.ProcessEnv = process.env): string[] {
-  const values = loadEnv(env).values;
-  return [values.ANTHROPIC_API_KEY, values.ANTHROPIC_AUTH_TOKEN].filter((v): v is string => !!v && v.length >= 8);
+  return credentialValues(env);
 }
 
 /**

@@ -26,6 +26,11 @@ describe("knownSecrets", () => {
     expect(secrets).toContain("token-from-shell-2");
   });
 
+  it("holds every variable named as a key, another provider's too, and no other", () => {
+    const secrets = knownSecrets({ OPENAI_API_KEY: "openai-key-value-3", HOME: "/home/someone-long" });
+    expect(secrets).toEqual(["openai-key-value-3"]);
+  });
+
   it("ignores values shorter than 8 characters, which would blank out ordinary words", () => {
     const secrets = knownSecrets({ ANTHROPIC_API_KEY: "test", ANTHROPIC_AUTH_TOKEN: "1234567" });
     expect(secrets).not.toContain("test");

@@ -12,6 +12,7 @@ export * from "./cli/process-io.ts";
 export * from "./cli/run-chapter-cli.ts";
 export * from "./cli/terminal-view.ts";
 export * from "./create-client.ts";
+export * from "./credential-values.ts";
 export * from "./denied-command.ts";
 export * from "./endpoint-guard.ts";
 export * from "./harness-data-dir.ts";

@@ -232,6 +232,16 @@ describe("runChapterCli", () => {
       expect(err()).not.toContain("at somewhere");
     });
 
+    it("never prints a key in the error line, though a server echoed it", async () => {
+      const key = ["sk", "proj", "echoed1234567890"].join("-");
+      const { chapter } = recordingChapter(async () => {
+        throw new Error(`401 Incorrect API key provided: ${key}`);
+      });
+      const { io, err } = fakeIo("", { OPENAI_API_KEY: key });
+      expect(await runChapterCli(chapter, ["--offline", "go"], io)).toBe(1);
+      expect(err().trimEnd().split("\n").at(-1)).toBe("s00: error: 401 Incorrect API key provided: [REDACTED]");
+    });
+
     it("prints the stack too when DEBUG is set", async () => {
       const { chapter } = recordingChapter(async () => {
         throw new Error("boom");

@@ -10,6 +10,7 @@ import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import type { AgentLoopResult } from "../agent-loop-result.ts";
 import { appendUserText } from "../append-user-text.ts";
 import { type ClientChoice, type CreateClientOptions, createClient } from "../create-client.ts";
+import { credentialValues, withoutSecrets } from "../credential-values.ts";
 import { historyProblems, isValidHistory } from "../history-problems.ts";
 import { killRunningCommands } from "../run-bash.ts";
 import type { LoopStopReason } from "../stop-reason-for.ts";
@@ -133,7 +134,9 @@ export async function runChapterCli<R extends string>(
   io: CliIo = processIo(),
 ): Promise<number> {
   const fail = (error: unknown, choice?: Connection) => {
-    io.stderr.write(`${chapter.command}: error: ${describeError(error, choice ?? {})}\n`);
+    // a server may echo the key it was sent: the line never carries one
+    const line = withoutSecrets(describeError(error, choice ?? {}), credentialValues(io.env));
+    io.stderr.write(`${chapter.command}: error: ${line}\n`);
     if (io.env.DEBUG && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
   };
   let options: CliOptions;
