@@ -23,6 +23,11 @@ export interface ReasoningBlock {
   text: string;
   /** The Responses API's `reasoning` item as it came (id, summary, `encrypted_content`), sent back unchanged. */
   item?: Record<string, unknown>;
+  /**
+   * The ids of the `function_call` items that followed that reasoning item, by their `call_id`: the
+   * API pairs a reasoning item with the items after it by id, so they go back with them.
+   */
+  calls?: Record<string, string>;
 }
 
 /** True for a `ReasoningBlock`. */

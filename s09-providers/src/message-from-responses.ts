@@ -33,11 +33,13 @@ export const RESPONSES_STOP_REASONS: Readonly<Record<string, string>> = {
 export function messageFromResponse(response: Response): Message {
   const content: unknown[] = [];
   let refused = false;
+  let reasoning: ReasoningBlock | undefined; // the last reasoning item: the calls after it are paired with it
   for (const item of Array.isArray(response?.output) ? response.output : []) {
     if (item?.type === "reasoning") {
       const text = (item.summary ?? []).map((part) => part.text).join("\n");
       const whole = item as unknown as Record<string, unknown>;
-      content.push({ type: "reasoning", format: "openai-responses", text, item: whole } satisfies ReasoningBlock);
+      reasoning = { type: "reasoning", format: "openai-responses", text, item: whole };
+      content.push(reasoning);
     } else if (item?.type === "message") {
       for (const part of item.content ?? []) {
         if (part.type === "output_text" && part.text !== "") content.push({ type: "text", text: part.text });
@@ -47,6 +49,7 @@ export function messageFromResponse(response: Response): Message {
         }
       }
     } else if (item?.type === "function_call") {
+      if (reasoning && item.id) reasoning.calls = { ...reasoning.calls, [item.call_id]: item.id };
       // the one parse of a call's arguments; text that does not parse stays a string
       content.push({
         type: "tool_use",

@@ -61,10 +61,12 @@ function inputItems(message: MessageParam): ResponseInputItem[] {
     if (texts.length > 1) items.push({ role: "user", content: texts.map((text) => ({ type: "input_text", text })) });
     return items;
   }
+  let paired: Record<string, string> = {}; // the item ids of the calls after this turn's reasoning
   for (const block of blocks) {
     const tagged: unknown = block;
     if (isReasoningBlock(tagged)) {
       if (tagged.item) items.push(tagged.item as unknown as ResponseInputItem);
+      paired = { ...paired, ...tagged.calls };
     } else if (block.type === "text") items.push({ role: "assistant", content: block.text });
     else if (block.type === "tool_use") {
       items.push({
@@ -72,6 +74,7 @@ function inputItems(message: MessageParam): ResponseInputItem[] {
         call_id: block.id,
         name: block.name,
         arguments: JSON.stringify(block.input ?? {}),
+        ...(paired[block.id] ? { id: paired[block.id] } : {}),
       });
     }
   }

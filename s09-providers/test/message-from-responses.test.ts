@@ -2,6 +2,7 @@ import { AgentTurn, stopReasonFor } from "@harness/shared";
 import type { Response } from "openai/resources/responses/responses";
 import { describe, expect, it } from "vitest";
 import { messageFromResponse } from "../src/message-from-responses.ts";
+import { toResponsesRequest } from "../src/to-responses-request.ts";
 
 const fn = (call_id: string, args: string) => ({
   type: "function_call",
@@ -73,6 +74,36 @@ describe("messageFromResponse", () => {
     };
     const turn = turnOf([item, text("ok")]);
     expect(turn.historyContent[0]).toEqual({ type: "reasoning", format: "openai-responses", text: "think", item });
+  });
+
+  it("pairs a reasoning item with the calls after it, and sends their item ids back with them", () => {
+    const reasoning = { type: "reasoning", id: "rs_1", summary: [], encrypted_content: "gAAA" };
+    const call = { ...fn("call_1", "{}"), id: "fc_1" };
+    const message = messageFromResponse({
+      id: "resp_1",
+      model: "m",
+      status: "completed",
+      output: [reasoning, call],
+      usage: { input_tokens: 1, output_tokens: 1 },
+    } as unknown as Response);
+    const history = AgentTurn.fromResponse(message).historyContent;
+    expect(history[0]).toMatchObject({ type: "reasoning", calls: { call_1: "fc_1" } });
+    const request = toResponsesRequest({
+      model: "m",
+      max_tokens: 10,
+      messages: [
+        { role: "user", content: "go" },
+        { role: "assistant", content: [...history] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "call_1", content: "done" }] },
+      ],
+    });
+    const input = request.input as { type?: string; id?: string }[];
+    expect(input.map((item) => [item.type, item.id])).toEqual([
+      [undefined, undefined],
+      ["reasoning", "rs_1"],
+      ["function_call", "fc_1"],
+      ["function_call_output", undefined],
+    ]);
   });
 
   it("leaves out output of built-in tools the course does not offer", () => {
