@@ -3,8 +3,11 @@
  * opened (`openSession`): a new one, or `--continue`, `--resume[=ID]`, `--fork`; its history is
  * the one the first prompt goes on from, and SessionStart is told which (a resumed one with
  * `source: "resume"` and its `transcript_path`). The loop writes each prompt it sends and every
- * message after it; the lock is released at exit.
+ * message after it; the lock is released at exit. A later chapter's CLI is this one with parts of
+ * its own (`SessionsCliParts`: its name, options, loop, and what a resume loads).
  */
+
+import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { terminalObserver } from "@harness/s03-streaming";
 import { newTraceId, TraceWriter, traceDir } from "@harness/s04-tracing";
 import {
@@ -26,17 +29,19 @@ import {
   startHooks,
 } from "@harness/s06-hooks";
 import {
+  type AgentLoopResult,
   type ChapterCli,
   type CliContext,
   type CliIo,
   type ExtraOption,
   isProgram,
   processIo,
+  type ReplCommand,
   type RunContext,
   runChapterCli,
 } from "@harness/shared";
 import { addMessage } from "./add-message.ts";
-import { agentLoop } from "./agent-loop.ts";
+import { type AgentLoopOptions, agentLoop } from "./agent-loop.ts";
 import { formatSessionLine } from "./format-sessions.ts";
 import { interruptedResults } from "./interrupted-results.ts";
 import { type OpenSession, openSession, type SessionChoice } from "./open-session.ts";
@@ -76,13 +81,48 @@ export interface SessionsCliOptions {
   env: NodeJS.ProcessEnv;
 }
 
+/**
+ * What a CLI built on this one may change: its name, options and exit codes, its REPL commands,
+ * where its model calls go, the history a resumed session goes on from, the loop a prompt runs
+ * (given the options built here), and what it says after each run.
+ */
+export interface SessionsCliParts<R extends string> {
+  command: string;
+  summary: string;
+  extraOptions: ExtraOption[];
+  exitCodes: ChapterCli<R>["exitCodes"];
+  commands?: readonly ReplCommand[];
+  clientOptions?: ChapterCli<R>["clientOptions"];
+  /** Where the model calls go, in place of `createClient` (see shared's `ChapterCli.connect`). */
+  connect?: ChapterCli<R>["connect"];
+  /** Lines the help adds on the environment. */
+  environment?: readonly string[];
+  /** The history a session with messages goes on from (default: all of it). */
+  resumeFrom?(open: OpenSession): MessageParam[];
+  /** Run the loop on `history` for one prompt, with the options this CLI built. */
+  loop(history: MessageParam[], options: AgentLoopOptions, context: RunContext): Promise<AgentLoopResult<R>>;
+  /** After each run, before the session's and the trace's lines. */
+  afterRun?(context: RunContext): void;
+}
+
+/** This chapter's parts: `s07`, its options and exit codes, its loop on the context's client. */
+export const S07_PARTS: SessionsCliParts<AgentStopReason> = {
+  command: "s07",
+  summary: "every conversation written down as it happens, and resumed",
+  exitCodes: { aborted: 130, prompt_blocked: 4 },
+  extraOptions: S07_OPTIONS,
+  loop: (history, options, { client }) => agentLoop(client, history, options),
+};
+
 /** The chapter's CLI: s06's, its runs kept in a session. */
-export function sessionsCli(
+export function sessionsCli<R extends string = AgentStopReason>(
   settings: PermissionSettings,
   mode: PermissionMode,
   loaded: LoadedHooks,
   options: SessionsCliOptions,
-): ChapterCli<AgentStopReason> & {
+  // without parts of its own, R is s06's stop reasons (this chapter's)
+  parts: SessionsCliParts<R> = S07_PARTS as unknown as SessionsCliParts<R>,
+): ChapterCli<R> & {
   /** The session open now: `undefined` until `loadHistory` has run. */
   session(): OpenSession | undefined;
 } {
@@ -100,11 +140,15 @@ export function sessionsCli(
     sayWhereTheTraceIs(trace, context);
   };
   return {
-    command: "s07",
-    summary: "every conversation written down as it happens, and resumed",
+    command: parts.command,
+    summary: parts.summary,
     interruptible: true,
-    exitCodes: { aborted: 130, prompt_blocked: 4 },
-    extraOptions: S07_OPTIONS,
+    exitCodes: parts.exitCodes,
+    extraOptions: parts.extraOptions,
+    commands: parts.commands,
+    clientOptions: parts.clientOptions,
+    connect: parts.connect,
+    environment: parts.environment,
     session: () => session,
     async loadHistory(context) {
       const choice = await chooseSession(context, options);
@@ -112,10 +156,11 @@ export function sessionsCli(
       for (const note of session.notes) options.say(note);
       resumed = choice.kind !== "new";
       announced = resumed; // its notes said which session it is
-      return session.history;
+      if (session.writer.lastId === null || !parts.resumeFrom) return session.history;
+      return parts.resumeFrom(session);
     },
     async run(history, context) {
-      const { client, model, options: cli, signal, view } = context;
+      const { model, options: cli, signal, view } = context;
       const open = session as OpenSession; // loadHistory ran first
       const hookSession = { sessionId: open.writer.sessionId, cwd: cli.cwd };
       const start = sessionStartInput(hookSession, resumed ? open.writer.path : undefined);
@@ -123,25 +168,29 @@ export function sessionsCli(
       const hooks = await started;
       const id = cli.extra.trace; // true: `--trace` alone
       if (id !== undefined && !trace) {
-        trace = new TraceWriter(id === true ? newTraceId() : String(id), traceDir(cli.cwd));
+        trace = new TraceWriter(id === true ? newTraceId() : String(id), traceDir(cli.cwd, options.env));
       }
-      const running = agentLoop(client, history, {
-        model,
-        cwd: cli.cwd,
-        maxTurns: cli.maxTurns,
-        bashTimeoutMs: cli.bashTimeoutSeconds * 1000,
-        signal,
-        trace,
-        observer: { ...terminalObserver(view), hookNotice: (line: string) => view.note(`hook: ${line}`) },
-        permissions: settings, // the same object for every prompt: "always" holds for the session
-        permissionMode: mode,
-        ask: (request) => askTheUser(request, context),
-        hooks: loaded.hooks,
-        runProjectHooks: hooks.runProjectHooks,
-        session: hookSession,
-        promptContext: hooks.context,
-        transcript: open.writer,
-      });
+      const running = parts.loop(
+        history,
+        {
+          model,
+          cwd: cli.cwd,
+          maxTurns: cli.maxTurns,
+          bashTimeoutMs: cli.bashTimeoutSeconds * 1000,
+          signal,
+          trace,
+          observer: { ...terminalObserver(view), hookNotice: (line: string) => view.note(`hook: ${line}`) },
+          permissions: settings, // the same object for every prompt: "always" holds for the session
+          permissionMode: mode,
+          ask: (request) => askTheUser(request, context),
+          hooks: loaded.hooks,
+          runProjectHooks: hooks.runProjectHooks,
+          session: hookSession,
+          promptContext: hooks.context,
+          transcript: open.writer,
+        },
+        context,
+      );
       return running.then(
         (result) => {
           if (result.stopReason !== "prompt_blocked") hooks.context = []; // read by the model with this prompt
@@ -156,7 +205,10 @@ export function sessionsCli(
         },
       );
     },
-    afterRun: (_result, context) => afterEachRun(context),
+    afterRun: (_result, context) => {
+      parts.afterRun?.(context);
+      afterEachRun(context);
+    },
   };
 }
 

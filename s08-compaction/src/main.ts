@@ -8,33 +8,19 @@
  */
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
-import { terminalObserver } from "@harness/s03-streaming";
-import { newTraceId, TraceWriter, traceDir } from "@harness/s04-tracing";
 import {
-  askTheUser,
   defaultPermissionSettings,
   type PermissionMode,
   type PermissionSettings,
   readPermissionStart,
-  sayWhereTheTraceIs,
 } from "@harness/s05-permissions";
+import { killRunningHooks, type LoadedHooks, loadHooks } from "@harness/s06-hooks";
 import {
-  killRunningHooks,
-  type LoadedHooks,
-  loadHooks,
-  type StartedHooks,
-  sessionStartInput,
-  startHooks,
-} from "@harness/s06-hooks";
-import {
-  addMessage,
-  chooseSession,
-  interruptedResults,
   type OpenSession,
-  openSession,
   readTranscript,
   S07_OPTIONS,
   type SessionsCliOptions,
+  sessionsCli,
 } from "@harness/s07-sessions";
 import {
   type AgentLoopResult,
@@ -122,7 +108,9 @@ export const S08_PARTS: CompactionCliParts = {
 
 /**
  * The chapter's CLI: s07's (its runs kept in a session, the hooks loaded, the rules read and the
- * mode chosen), its history kept inside the window `window` sets.
+ * mode chosen), its history kept inside the window `window` sets: a resumed session goes on from
+ * its last compaction, each run is told the window and the compaction mode, the context's line
+ * follows each answer, and `/compact` summarises by hand.
  */
 export function compactionCli(
   settings: PermissionSettings,
@@ -135,105 +123,48 @@ export function compactionCli(
   /** The session open now: `undefined` until `loadHistory` has run. */
   session(): OpenSession | undefined;
 } {
-  let session: OpenSession | undefined;
-  let resumed = false;
-  let announced = false;
-  let trace: TraceWriter | undefined;
   let size: ContextSize | undefined;
-  let started: Promise<StartedHooks> | undefined;
-  // after each run: where the session is written (once its file exists), and where the trace is
-  const afterEachRun = (context: RunContext) => {
-    if (!announced && session && session.writer.lastId !== null) {
-      options.say(`session ${session.writer.sessionId} → ${session.writer.path}`);
-      announced = true;
-    }
-    sayWhereTheTraceIs(trace, context);
-  };
-  return {
+  let session = (): OpenSession | undefined => undefined; // the CLI's, once made
+  const cli = sessionsCli<AgentStopReason>(settings, mode, loaded, options, {
     command: parts.command,
     summary: parts.summary,
-    interruptible: true,
     exitCodes: { aborted: 130, prompt_blocked: 4, context_overflow: CONTEXT_OVERFLOW_EXIT },
     extraOptions: parts.extraOptions,
-    commands: [compactCommand(window, () => session, parts.send)],
+    commands: [compactCommand(window, () => session(), parts.send)],
     clientOptions: () => ({ contextWindow: window.contextWindow }),
     connect: parts.connect,
     environment: parts.environment,
-    session: () => session,
-    async loadHistory(context) {
-      const choice = await chooseSession(context, options);
-      session = openSession(choice, { cwd: context.options.cwd, model: context.model, env: options.env });
-      for (const note of session.notes) options.say(note);
-      resumed = choice.kind !== "new";
-      announced = resumed; // its notes said which session it is
-      if (session.writer.lastId === null) return session.history; // nothing written yet
+    resumeFrom(open) {
       // from the last compaction on: the summary and the tail, not the whole past
-      const history = historySinceBoundary(readTranscript(session.writer.path).records);
-      if (history.length < session.history.length) {
-        options.say(`loaded from the last compaction: ${history.length} of ${session.history.length} messages`);
+      const history = historySinceBoundary(readTranscript(open.writer.path).records);
+      if (history.length < open.history.length) {
+        options.say(`loaded from the last compaction: ${history.length} of ${open.history.length} messages`);
       }
       return history;
     },
-    async run(history, context) {
-      const { model, options: cli, signal, view } = context;
-      const open = session as OpenSession; // loadHistory ran first
-      const hookSession = { sessionId: open.writer.sessionId, cwd: cli.cwd };
-      const start = sessionStartInput(hookSession, resumed ? open.writer.path : undefined);
-      started ??= startHooks(loaded, start, context, options.terminal);
-      const hooks = await started;
-      const id = cli.extra.trace; // true: `--trace` alone
-      if (id !== undefined && !trace) {
-        trace = new TraceWriter(id === true ? newTraceId() : String(id), traceDir(cli.cwd, options.env));
-      }
-      const running = parts.loop(
+    loop: (history, loopOptions, context) =>
+      parts.loop(
         history,
         {
-          model,
-          cwd: cli.cwd,
-          maxTurns: cli.maxTurns,
-          bashTimeoutMs: cli.bashTimeoutSeconds * 1000,
-          signal,
-          trace,
+          ...loopOptions,
           observer: {
-            ...terminalObserver(view),
-            hookNotice: (line: string) => view.note(`hook: ${line}`),
+            ...loopOptions.observer,
             context: (event: ContextEvent) => {
               if (event.kind === "measured") size = event.size;
-              else showContextEvent(view, event);
+              else showContextEvent(context.view, event);
             },
           },
-          permissions: settings, // the same object for every prompt: "always" holds for the session
-          permissionMode: mode,
-          ask: (request) => askTheUser(request, context),
-          hooks: loaded.hooks,
-          runProjectHooks: hooks.runProjectHooks,
-          session: hookSession,
-          promptContext: hooks.context,
-          transcript: open.writer,
           compaction: window.compaction,
           contextWindow: window.contextWindow,
         },
         context,
-      );
-      return running.then(
-        (result) => {
-          if (result.stopReason !== "prompt_blocked") hooks.context = []; // read by the model with this prompt
-          return result;
-        },
-        (error) => {
-          // a transcript that could not be written stops the run: answer what it left unanswered
-          const repair = interruptedResults(history);
-          if (repair) addMessage(history, repair);
-          afterEachRun(context);
-          throw error;
-        },
-      );
-    },
-    afterRun: (_result, context) => {
+      ),
+    afterRun: (context) => {
       if (size) context.view.note(describeSize(size));
-      afterEachRun(context);
     },
-  };
+  });
+  session = cli.session;
+  return cli;
 }
 
 /**
