@@ -17,3 +17,4 @@ export * from "./retry-unstarted-stream.ts";
 export * from "./select-provider.ts";
 export * from "./to-chat-request.ts";
 export * from "./to-responses-request.ts";
+export * from "./with-anthropic-ids.ts";

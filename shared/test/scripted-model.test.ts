@@ -504,6 +504,15 @@ describe("ScriptedModel through the real SDK", () => {
         ],
         "messages.1.content.1: `tool_use` ids must be unique",
       ],
+      [
+        "a tool_use id another provider gave (not the API's pattern)",
+        [
+          { role: "user", content: "go" },
+          { role: "assistant", content: [toolUseBlock("functions.bash:0")] },
+          { role: "user", content: [toolResultBlock("functions.bash:0")] },
+        ],
+        "messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
+      ],
     ] as [string, MessageParam[], string][])(
       "refuses %s with the API's 400 and its words",
       async (_what, history, message) => {

@@ -132,7 +132,7 @@ export class ScriptedModel {
     if (!headers["x-api-key"] && !headers.authorization) {
       return errorResponse(api, 401, api === "messages" ? "x-api-key header is required" : MISSING_KEY);
     }
-    const invalid = "problem" in read ? read.problem : requestProblem(body);
+    const invalid = "problem" in read ? read.problem : requestProblem(body, api);
     if (invalid) return errorResponse(api, 400, invalid);
     // what the model reads: the history after the server's context management (context-management.ts)
     const managed = manageContext(body, headers);
@@ -307,7 +307,7 @@ function lastIdNumber(messages: MessageCreateParams["messages"]): number {
   return highest;
 }
 
-function requestProblem(body: MessageCreateParams): string | null {
+function requestProblem(body: MessageCreateParams, api: ScriptedApi): string | null {
   if (typeof body !== "object" || body === null) return "the body must be a JSON object";
   if (typeof body.model !== "string" || body.model === "") return "model: Field required";
   if (typeof body.max_tokens !== "number") return "max_tokens: Field required";
@@ -315,6 +315,15 @@ function requestProblem(body: MessageCreateParams): string | null {
   // the API names the first problem it finds, in its own words (historyProblems uses them)
   const [problem] = historyProblems(body.messages);
   if (problem) return problem;
+  // ids another provider gave (Kimi's `functions.bash:0`) are not the Messages API's
+  for (const [i, message] of api === "messages" ? body.messages.entries() : []) {
+    if (typeof message.content === "string") continue;
+    for (const [k, block] of message.content.entries()) {
+      if (block.type === "tool_use" && !/^[a-zA-Z0-9_-]+$/.test(String(block.id))) {
+        return `messages.${i}.content.${k}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`;
+      }
+    }
+  }
   for (const tool of body.tools ?? []) {
     const t = tool as { name?: unknown; input_schema?: unknown; type?: unknown };
     if (t.type === undefined && (typeof t.name !== "string" || typeof t.input_schema !== "object")) {
