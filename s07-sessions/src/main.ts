@@ -87,11 +87,17 @@ export interface SessionsCliOptions {
  * (given the options built here), and what it says after each run.
  */
 export interface SessionsCliParts<R extends string> {
+  /** The chapter's command (`s07`). */
   command: string;
+  /** One line on what the chapter adds, for the help. */
   summary: string;
+  /** Its options beyond the CLI contract's. */
   extraOptions: ExtraOption[];
+  /** The exit statuses of its own stop reasons. */
   exitCodes: ChapterCli<R>["exitCodes"];
+  /** Its REPL commands (`/compact`, say). */
   commands?: readonly ReplCommand[];
+  /** What `createClient` is told besides the contract's options (see shared's `ChapterCli.clientOptions`). */
   clientOptions?: ChapterCli<R>["clientOptions"];
   /** Where the model calls go, in place of `createClient` (see shared's `ChapterCli.connect`). */
   connect?: ChapterCli<R>["connect"];

@@ -80,8 +80,11 @@ export interface ContextSettings {
  * (`connect`), the loop a prompt runs, and how `/compact` sends its summary request.
  */
 export interface CompactionCliParts {
+  /** The chapter's command (`s08`). */
   command: string;
+  /** One line on what the chapter adds, for the help. */
   summary: string;
+  /** Its options beyond the CLI contract's. */
   extraOptions: ExtraOption[];
   /** Where the model calls go, in place of `createClient` (see shared's `ChapterCli.connect`). */
   connect?: ChapterCli<AgentStopReason>["connect"];
