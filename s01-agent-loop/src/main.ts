@@ -2,8 +2,7 @@
  * s01's command line: `pnpm s01 [options] [prompt]`. Everything but the run itself is the
  * shared CLI contract (options, client choice, REPL, exit codes); read `agent-loop.ts` first.
  */
-import { realpathSync } from "node:fs";
-import { type ChapterCli, type LoopStopReason, runChapterCli } from "@harness/shared";
+import { type ChapterCli, isProgram, type LoopStopReason, runChapterCli } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
 
 /** The chapter's CLI: s01's loop on the shared CLI contract. */
@@ -25,13 +24,4 @@ export const chapter: ChapterCli<LoopStopReason> = {
     }),
 };
 
-/** True when this file is the program node runs (`pnpm s01`), not a module a test imports. */
-function isProgram(): boolean {
-  try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(import.meta.filename);
-  } catch {
-    return false;
-  }
-}
-
-if (isProgram()) process.exit(await runChapterCli(chapter, process.argv.slice(2)));
+if (isProgram(import.meta.filename)) process.exit(await runChapterCli(chapter, process.argv.slice(2)));

@@ -2,8 +2,7 @@
  * s02's command line: `pnpm s02 [options] [prompt]`. The shared CLI contract, with s02's loop and
  * a display that labels results of calls that ran at once. Ctrl-C exits at once, as in s01.
  */
-import { realpathSync } from "node:fs";
-import { type ChapterCli, type LoopStopReason, runChapterCli } from "@harness/shared";
+import { type ChapterCli, isProgram, type LoopStopReason, runChapterCli } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
 import { terminalObserver } from "./terminal-observer.ts";
 
@@ -21,13 +20,4 @@ export const chapter: ChapterCli<LoopStopReason> = {
     }),
 };
 
-/** True when this file is the program node runs (`pnpm s02`), not a module a test imports. */
-function isProgram(): boolean {
-  try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(import.meta.filename);
-  } catch {
-    return false;
-  }
-}
-
-if (isProgram()) process.exit(await runChapterCli(chapter, process.argv.slice(2)));
+if (isProgram(import.meta.filename)) process.exit(await runChapterCli(chapter, process.argv.slice(2)));

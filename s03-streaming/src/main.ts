@@ -3,8 +3,7 @@
  * display and Ctrl-C: the first press stops the work in flight and returns to the prompt, a
  * second exits with 130.
  */
-import { realpathSync } from "node:fs";
-import { type ChapterCli, runChapterCli } from "@harness/shared";
+import { type ChapterCli, isProgram, runChapterCli } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
 import type { AgentStopReason } from "./agent-stop-reason.ts";
 import { terminalObserver } from "./terminal-observer.ts";
@@ -26,13 +25,4 @@ export const chapter: ChapterCli<AgentStopReason> = {
     }),
 };
 
-/** True when this file is the program node runs (`pnpm s03`), not a module a test imports. */
-function isProgram(): boolean {
-  try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(import.meta.filename);
-  } catch {
-    return false;
-  }
-}
-
-if (isProgram()) process.exit(await runChapterCli(chapter, process.argv.slice(2)));
+if (isProgram(import.meta.filename)) process.exit(await runChapterCli(chapter, process.argv.slice(2)));

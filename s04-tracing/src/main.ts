@@ -4,10 +4,9 @@
  * project, where the model's tools never look), and the end of each run says how to read it
  * with `pnpm trace`.
  */
-import { realpathSync } from "node:fs";
 import { relative } from "node:path";
 import { type AgentStopReason, terminalObserver } from "@harness/s03-streaming";
-import { type ChapterCli, type CliIo, type RunContext, runChapterCli } from "@harness/shared";
+import { type ChapterCli, type CliIo, isProgram, processIo, type RunContext, runChapterCli } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
 import { isValidTraceId } from "./trace-record.ts";
 import { newTraceId, TraceWriter, traceDir } from "./trace-writer.ts";
@@ -78,17 +77,4 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   return runChapterCli(tracingCli(), argv, io);
 }
 
-function processIo(): CliIo {
-  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
-}
-
-/** True when this file is the program node runs (`pnpm s04`), not a module a test imports. */
-function isProgram(): boolean {
-  try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(import.meta.filename);
-  } catch {
-    return false;
-  }
-}
-
-if (isProgram()) process.exit(await main(process.argv.slice(2)));
+if (isProgram(import.meta.filename)) process.exit(await main(process.argv.slice(2)));
