@@ -167,7 +167,8 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message.split("\n")[0] : String(error);
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Wait `ms` milliseconds, or less when `signal` aborts first (the wait before a stream is sent again). */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
     signal.addEventListener("abort", done, { once: true });

@@ -5,7 +5,7 @@
  * might answer differently. An HTTP error is the SDK's to retry, and is thrown as it comes.
  */
 import { APIError as AnthropicApiError } from "@anthropic-ai/sdk";
-import { STREAM_RETRIES, StreamError } from "@harness/s03-streaming";
+import { STREAM_RETRIES, StreamError, sleep } from "@harness/s03-streaming";
 import { APIError as OpenAiApiError } from "openai";
 
 /** What one attempt reports as it goes: the stream opened (HTTP 200), its content started. */
@@ -50,16 +50,4 @@ function brokeOff(error: unknown): unknown {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message.split("\n")[0] : String(error);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-  });
 }
