@@ -15,7 +15,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MessageCreateParams, MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import { reply, type ScriptStep, text, textReply, toolUse } from "@harness/shared";
+import { reply, type ScriptStep, text, textReply, toolUse } from "@harness/scripted-model";
 
 /** The prompt of a conversation of `turns` bash calls. */
 export function toolTurnsPrompt(turns: number): string {

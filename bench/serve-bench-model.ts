@@ -6,7 +6,7 @@
  * It also notes, on the system-wide monotonic clock, when each text delta leaves it, and answers
  * the parent over IPC: `take` returns (and clears) those times and the number of requests served.
  */
-import { ScriptedModel, startScriptedServer } from "@harness/shared";
+import { ScriptedModel, startScriptedServer } from "@harness/scripted-model";
 import { benchBrain } from "./bench-brain.ts";
 
 /** A message from the parent. */

@@ -21,6 +21,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { AskAnswer } from "@harness/cli";
 import { agentLoop as s01Loop } from "@harness/s01-agent-loop";
 import { agentLoop as s02Loop } from "@harness/s02-tool-dispatch";
 import { agentLoop as s03Loop } from "@harness/s03-streaming";
@@ -44,27 +45,21 @@ import {
   type WireFormat,
 } from "@harness/s09-providers";
 import {
-  type AskAnswer,
-  historyProblems,
-  isValidHistory,
-  reply,
-  type ScriptedBlock,
-  type ScriptedModel,
-  type ScriptStep,
-  type ToolCall,
-  type ToolResult,
-  text,
-  toolUse,
-} from "@harness/shared";
-import {
   FAULT_CASES,
   type FaultCase,
   type FaultMatrixLoop,
   type FaultOutcome,
   faultCaseOn,
   type LoopKind,
+  reply,
   runFaultCase,
-} from "@harness/testkit";
+  type ScriptedBlock,
+  type ScriptedModel,
+  type ScriptStep,
+  text,
+  toolUse,
+} from "@harness/scripted-model";
+import { historyProblems, isValidHistory, type ToolCall, type ToolResult } from "@harness/shared";
 
 const TARGET = Number(process.env.SOAK_ITERATIONS ?? 10_000);
 const SEED = Number(process.env.SOAK_SEED ?? 1);

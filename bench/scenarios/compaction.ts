@@ -27,7 +27,8 @@ import {
   contextLimits,
   sendTurnWith,
 } from "@harness/s08-compaction";
-import { appendUserText, demoBrain, estimateInputTokens, isValidHistory, ScriptedModel } from "@harness/shared";
+import { demoBrain, estimateInputTokens, ScriptedModel } from "@harness/scripted-model";
+import { appendUserText, isValidHistory } from "@harness/shared";
 import { type Figure, type Section, summarize } from "../section.ts";
 
 /** The window of the compacting runs, in tokens. */

@@ -9,8 +9,7 @@ import { closeSync, openSync, writeSync } from "node:fs";
 import { streamPrompt } from "../bench-brain.ts";
 import { type LoopOutcome, s03Contender, streamedFloorLoop } from "../contenders.ts";
 import { equalWorkNote, equalWorkProblems } from "../equal-work.ts";
-import type { Figure, Section } from "../section.ts";
-import { formatDelta, formatValue, summarize } from "../section.ts";
+import { type Figure, formatDelta, formatValue, type Section, summarize } from "../section.ts";
 import { startBenchServer } from "../start-bench-server.ts";
 
 /** How the streaming scenario runs. */

@@ -41,6 +41,13 @@ export const CONTRACT_LINES = {
  */
 export const TEST_INFRASTRUCTURE = "testkit";
 
+/**
+ * The side packages a chapter's command line uses (`@harness/cli`, the runner and the terminal view;
+ * `@harness/scripted-model`, the offline model): not what a chapter builds on, so only its CLI
+ * files (`main.ts`, `*-cli.ts`) import them, never a file of its mechanism; its tests may.
+ */
+export const CLI_PACKAGES = ["cli", "scripted-model"] as const;
+
 /** The files whose chapter tables must list every chapter (paths from the repository root). */
 export const CHAPTER_TABLES = ["README.md", "README.zh.md", "docs/index.md", "docs/index.zh.md"] as const;
 
@@ -117,7 +124,8 @@ function chapterProblems(chapter: Chapter, chapters: Chapter[]): ProgressionProb
     }
   }
 
-  const dependencies = chapter.harnessDependencies.map(folderOf).filter((name) => name !== TEST_INFRASTRUCTURE);
+  const side = new Set<string>([TEST_INFRASTRUCTURE, ...CLI_PACKAGES]);
+  const dependencies = chapter.harnessDependencies.map(folderOf).filter((name) => !side.has(name));
   if (!sameSet(buildsOn, dependencies)) {
     problem(
       "builds on = package.json",
@@ -125,13 +133,14 @@ function chapterProblems(chapter: Chapter, chapters: Chapter[]): ProgressionProb
     );
   }
   const imported = harnessImports(join(chapter.path, "src"));
+  for (const name of CLI_PACKAGES) imported.delete(name);
   if (!sameSet(buildsOn, [...imported.keys()])) {
     problem(
       "builds on = src imports",
       `the README says ${show(buildsOn)}; src/ imports ${show([...imported.keys()])} (${describe(imported)})`,
     );
   }
-  const allowed = new Set([...buildsOn, chapter.folder, TEST_INFRASTRUCTURE]);
+  const allowed = new Set([...buildsOn, chapter.folder, ...side]);
   const tested = harnessImports(join(chapter.path, "test"));
   for (const [name, files] of tested) {
     if (!allowed.has(name)) {

@@ -30,18 +30,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  createClient,
-  DEFAULT_MAX_TOKENS,
-  DEFAULT_MODEL_TIMEOUT_SECONDS,
-  demoBrain,
-  describeError,
-  parseCliArgs,
-  projectSlug,
-  ScriptedModel,
-  type ScriptedServer,
-  startScriptedServer,
-} from "@harness/shared";
+import { createClient, DEFAULT_MODEL_TIMEOUT_SECONDS, describeError, parseCliArgs } from "@harness/cli";
+import { projectSlug } from "@harness/s04-tracing";
+import { demoBrain, ScriptedModel, type ScriptedServer, startScriptedServer } from "@harness/scripted-model";
+import { DEFAULT_MAX_TOKENS } from "@harness/shared";
 import { findTestBrowser } from "@harness/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../src/find-chapters.ts";
@@ -400,11 +392,13 @@ function expectQuoted(pages: readonly string[], quoted: string[], as: (line: str
 
 describe.concurrent("what the troubleshooting page quotes", { timeout: 120_000 }, () => {
   it("no key: the offline line, and the one --offline gives", () => {
-    const none = createClient({ env: {}, envFile: join(play, "no.env") });
+    const scripted = () => new ScriptedModel({ brain: demoBrain });
+    const none = createClient({ env: {}, envFile: join(play, "no.env"), scripted });
     const offline = createClient({
       env: { ANTHROPIC_API_KEY: FAKE_KEY },
       envFile: join(play, "no.env"),
       offline: true,
+      scripted,
     });
     expect(none.kind).toBe("scripted");
     expectQuoted(PAGES.troubleshooting, [none.notice!, offline.notice!]);

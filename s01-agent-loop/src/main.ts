@@ -2,13 +2,16 @@
  * s01's command line: `pnpm s01 [options] [prompt]`. Everything but the run itself is the
  * shared CLI contract (options, client choice, REPL, exit codes); read `agent-loop.ts` first.
  */
-import { type ChapterCli, isProgram, type LoopStopReason, runChapterCli } from "@harness/shared";
+import { type ChapterCli, isProgram, runChapterCli } from "@harness/cli";
+import { demoBrain, ScriptedModel } from "@harness/scripted-model";
+import type { LoopStopReason } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
 
 /** The chapter's CLI: s01's loop on the shared CLI contract. */
 export const chapter: ChapterCli<LoopStopReason> = {
   command: "s01",
   summary: "one bounded loop and a bash tool",
+  scriptedModel: () => new ScriptedModel({ brain: demoBrain }),
   run: (history, { client, model, options, view }) =>
     agentLoop(client, history, {
       model,

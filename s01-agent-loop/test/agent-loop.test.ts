@@ -5,13 +5,6 @@ import { fileURLToPath } from "node:url";
 import Anthropic, { APIError } from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import {
-  type AgentLoopResult,
-  appendUserText,
-  bashToolDefinition,
-  DEFAULT_MAX_TOKENS,
-  DEFAULT_MAX_TURNS,
-  historyProblems,
-  isValidHistory,
   reply,
   type ScriptedBlock,
   ScriptedModel,
@@ -19,6 +12,15 @@ import {
   text,
   textReply,
   toolUse,
+} from "@harness/scripted-model";
+import {
+  type AgentLoopResult,
+  appendUserText,
+  bashToolDefinition,
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_MAX_TURNS,
+  historyProblems,
+  isValidHistory,
 } from "@harness/shared";
 import { afterEach, describe, expect, it } from "vitest";
 import { type AgentLoopOptions, agentLoop } from "../src/agent-loop.ts";

@@ -2,7 +2,7 @@
  * The shared fault matrix against s01's loop, which makes one plain (non-streaming) request per
  * turn: stream faults reach it as an HTTP 500 or a dropped connection, which the SDK retries.
  */
-import { FAULT_CASES, type FaultMatrixLoop, faultCaseMismatches, runFaultCase } from "@harness/testkit";
+import { FAULT_CASES, type FaultMatrixLoop, faultCaseMismatches, runFaultCase } from "@harness/scripted-model";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../src/agent-loop.ts";
 

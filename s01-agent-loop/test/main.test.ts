@@ -13,20 +13,17 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { DEFAULT_MODEL, DEFAULT_MODEL_TIMEOUT_SECONDS, runChapterCli } from "@harness/cli";
 import {
-  DEFAULT_BASH_TIMEOUT_SECONDS,
-  DEFAULT_MAX_TURNS,
-  DEFAULT_MODEL,
-  DEFAULT_MODEL_TIMEOUT_SECONDS,
   reply,
-  runChapterCli,
   ScriptedModel,
   type ScriptStep,
   startScriptedServer,
   text,
   textReply,
   toolUse,
-} from "@harness/shared";
+} from "@harness/scripted-model";
+import { DEFAULT_BASH_TIMEOUT_SECONDS, DEFAULT_MAX_TURNS } from "@harness/shared";
 import { runInProcess } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { chapter } from "../src/main.ts";

@@ -11,16 +11,18 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
 import {
-  DEFAULT_BASH_TIMEOUT_SECONDS,
-  DEFAULT_MAX_OUTPUT_BYTES,
-  DEFAULT_MAX_TOKENS,
-  DEFAULT_MAX_TURNS,
   DEFAULT_MODEL_TIMEOUT_SECONDS,
   EXIT_CODES,
   exitCodeFor,
   runChapterCli,
   SHOW_ELAPSED_AFTER_MS,
   usage,
+} from "@harness/cli";
+import {
+  DEFAULT_BASH_TIMEOUT_SECONDS,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_MAX_TURNS,
 } from "@harness/shared";
 import {
   codeFences,
@@ -41,7 +43,7 @@ const SCRIPTS = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")
 const LOOP_FILE = join(CHAPTER, "src", "agent-loop.ts");
 const ONE_CALL_FILE = join(CHAPTER, "src", "one-call.ts");
 const CLI = readChapterCli(CHAPTER);
-const SOURCE_DIRS = [join(CHAPTER, "src"), join(CHAPTER, "..", "shared", "src")];
+const SOURCE_DIRS = [join(CHAPTER, "src"), join(CHAPTER, "..", "shared", "src"), join(CHAPTER, "..", "cli", "src")];
 const READMES = ["README.md", "README.zh.md"] as const;
 const SDK_MAX_RETRIES = new Anthropic({ apiKey: "unused" }).maxRetries;
 

@@ -3,7 +3,7 @@
  * starts and its result as it lands. Calls that run at once finish in any order, so while more
  * than one runs, each result is labelled with its call.
  */
-import type { TerminalView } from "@harness/shared";
+import type { TerminalView } from "@harness/cli";
 import type { LoopObserver } from "./agent-loop.ts";
 
 /** An observer that draws the loop on `view`. */

@@ -2,20 +2,14 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { APIError } from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import { demoBrain, reply, ScriptedModel, type ScriptStep, text, textReply, toolUse } from "@harness/scripted-model";
 import {
   type AgentLoopResult,
   appendUserText,
   DEFAULT_MAX_TOKENS,
   DEFAULT_MAX_TURNS,
-  demoBrain,
   historyProblems,
   isValidHistory,
-  reply,
-  ScriptedModel,
-  type ScriptStep,
-  text,
-  textReply,
-  toolUse,
 } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";

@@ -3,7 +3,7 @@
  * turn, as s01's does: stream faults reach it as an HTTP 500 or a dropped connection, which the
  * SDK retries, and a malformed tool input is answered with invalid_arguments, never run.
  */
-import { FAULT_CASES, type FaultMatrixLoop, faultCaseMismatches, runFaultCase } from "@harness/testkit";
+import { FAULT_CASES, type FaultMatrixLoop, faultCaseMismatches, runFaultCase } from "@harness/scripted-model";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../src/agent-loop.ts";
 

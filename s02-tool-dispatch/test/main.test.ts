@@ -10,16 +10,16 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { runChapterCli } from "@harness/cli";
 import {
   reply,
-  runChapterCli,
   ScriptedModel,
   type ScriptStep,
   startScriptedServer,
   text,
   textReply,
   toolUse,
-} from "@harness/shared";
+} from "@harness/scripted-model";
 import { runInProcess } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { chapter } from "../src/main.ts";

@@ -7,14 +7,8 @@
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import {
-  DEFAULT_BASH_TIMEOUT_SECONDS,
-  DEFAULT_MAX_OUTPUT_BYTES,
-  EXIT_CODES,
-  exitCodeFor,
-  runChapterCli,
-  usage,
-} from "@harness/shared";
+import { EXIT_CODES, exitCodeFor, runChapterCli, usage } from "@harness/cli";
+import { DEFAULT_BASH_TIMEOUT_SECONDS, DEFAULT_MAX_OUTPUT_BYTES } from "@harness/shared";
 import {
   type ChapterMain,
   codeFences,
@@ -46,7 +40,7 @@ function readme(name: string): string {
   return readFileSync(join(CHAPTER, name), "utf8");
 }
 
-const SOURCES = sourceLines([join(CHAPTER, "src"), join(REPO, "shared", "src")]);
+const SOURCES = sourceLines([join(CHAPTER, "src"), join(REPO, "shared", "src"), join(REPO, "cli", "src")]);
 
 const WORDS: Record<string, number> = { six: 6, eight: 8, 六: 6, 八: 8 };
 

@@ -3,7 +3,8 @@
  * display and Ctrl-C: the first press stops the work in flight and returns to the prompt, a
  * second exits with 130.
  */
-import { type ChapterCli, isProgram, runChapterCli } from "@harness/shared";
+import { type ChapterCli, isProgram, runChapterCli } from "@harness/cli";
+import { demoBrain, ScriptedModel } from "@harness/scripted-model";
 import { agentLoop } from "./agent-loop.ts";
 import type { AgentStopReason } from "./agent-stop-reason.ts";
 import { terminalObserver } from "./terminal-observer.ts";
@@ -12,6 +13,7 @@ import { terminalObserver } from "./terminal-observer.ts";
 export const chapter: ChapterCli<AgentStopReason> = {
   command: "s03",
   summary: "a streamed response, and Ctrl-C that keeps the history valid",
+  scriptedModel: () => new ScriptedModel({ brain: demoBrain }),
   interruptible: true,
   exitCodes: { aborted: 130 },
   run: (history, { client, model, options, signal, view }) =>

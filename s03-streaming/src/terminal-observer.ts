@@ -2,8 +2,9 @@
  * The loop's events, shown on the terminal as they happen: the turn header, the text as it
  * streams in, then s02's display of each call (once, with its input) and its result.
  */
+
+import type { TerminalView } from "@harness/cli";
 import { terminalObserver as s02Observer } from "@harness/s02-tool-dispatch";
-import type { TerminalView } from "@harness/shared";
 import type { LoopObserver } from "./agent-loop.ts";
 
 /** An observer that draws the streamed loop on `view`. */

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { APIError } from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
+import { reply, ScriptedModel, type ScriptStep, text, textReply, toolUse } from "@harness/scripted-model";
 import {
   type AgentLoopResult,
   appendUserText,
@@ -10,12 +11,6 @@ import {
   DEFAULT_MAX_TURNS,
   historyProblems,
   isValidHistory,
-  reply,
-  ScriptedModel,
-  type ScriptStep,
-  text,
-  textReply,
-  toolUse,
 } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { type AgentLoopOptions, agentLoop } from "../src/agent-loop.ts";

@@ -3,7 +3,7 @@
  * content is sent again, one that fails after content is a StreamError, and a tool call runs only
  * from a complete block of a complete message.
  */
-import { FAULT_CASES, type FaultMatrixLoop, faultCaseMismatches, runFaultCase } from "@harness/testkit";
+import { FAULT_CASES, type FaultMatrixLoop, faultCaseMismatches, runFaultCase } from "@harness/scripted-model";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../src/agent-loop.ts";
 

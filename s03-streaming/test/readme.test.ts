@@ -10,7 +10,8 @@ import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_MODEL_TIMEOUT_SECONDS, encodeSse, exitCodeFor, runChapterCli, usage } from "@harness/shared";
+import { DEFAULT_MODEL_TIMEOUT_SECONDS, exitCodeFor, runChapterCli, usage } from "@harness/cli";
+import { encodeSse } from "@harness/scripted-model";
 import {
   codeFences,
   containsRun,
@@ -41,6 +42,7 @@ const SOURCES = sourceLines([
   join(CHAPTER, "src"),
   join(REPO, "s02-tool-dispatch", "src"),
   join(REPO, "shared", "src"),
+  join(REPO, "cli", "src"),
 ]);
 
 /** Every number a pattern captures. */

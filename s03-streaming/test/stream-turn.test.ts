@@ -2,21 +2,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Anthropic, { APIError } from "@anthropic-ai/sdk";
 import type { Message, MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
-import {
-  AgentTurn,
-  reply,
-  ScriptedModel,
-  type ScriptStep,
-  streamEvents,
-  text,
-  textReply,
-  toolUse,
-} from "@harness/shared";
+import { reply, ScriptedModel, type ScriptStep, streamEvents, text, textReply, toolUse } from "@harness/scripted-model";
+import { AgentTurn } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { parseToolInput, STREAM_RETRIES, StreamError, streamTurn } from "../src/stream-turn.ts";
 
 /** Real recorded responses (see the README there), kept once in the repository for every package's tests. */
-const FIXTURES = join(import.meta.dirname, "..", "..", "shared", "test", "fixtures", "anthropic");
+const FIXTURES = join(import.meta.dirname, "..", "..", "testkit", "fixtures", "anthropic");
 
 const params: MessageCreateParamsNonStreaming = {
   model: "test-model",

@@ -3,9 +3,8 @@
  * turns and tool calls with their durations, tokens and stop reasons, each turn with its
  * request's number (`#N`), which `trace show --request N` prints whole.
  */
-import { preview } from "@harness/shared";
-import type { LoadedTrace, TraceSummary } from "./read-trace.ts";
-import { runPrompts } from "./read-trace.ts";
+import { preview } from "@harness/cli";
+import { type LoadedTrace, runPrompts, type TraceSummary } from "./read-trace.ts";
 
 /** `trace list`: one line a trace, newest first. */
 export function formatList(traces: TraceSummary[]): string {

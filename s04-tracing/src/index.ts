@@ -1,5 +1,6 @@
 export * from "./agent-loop.ts";
 export * from "./format-trace.ts";
+export * from "./harness-data-dir.ts";
 export * from "./read-trace.ts";
 export * from "./redact.ts";
 export * from "./render-html.ts";

@@ -5,8 +5,9 @@
  * with `pnpm trace`.
  */
 import { relative } from "node:path";
+import { type ChapterCli, type CliIo, isProgram, processIo, type RunContext, runChapterCli } from "@harness/cli";
 import { type AgentStopReason, terminalObserver } from "@harness/s03-streaming";
-import { type ChapterCli, type CliIo, isProgram, processIo, type RunContext, runChapterCli } from "@harness/shared";
+import { demoBrain, ScriptedModel } from "@harness/scripted-model";
 import { agentLoop } from "./agent-loop.ts";
 import { isValidTraceId } from "./trace-record.ts";
 import { newTraceId, TraceWriter, traceDir } from "./trace-writer.ts";
@@ -31,6 +32,7 @@ export function tracingCli(): ChapterCli<AgentStopReason> {
   return {
     command: "s04",
     summary: "every iteration saved to disk, and a tracer to show it",
+    scriptedModel: () => new ScriptedModel({ brain: demoBrain }),
     interruptible: true,
     exitCodes: { aborted: 130 },
     // `--trace` alone takes a fresh id; `--trace=ID` names one (`--trace ID` is refused: ID could be the prompt)

@@ -4,7 +4,7 @@
  * the shell or .env) and anything shaped like an Anthropic key is replaced before a line is
  * written, wherever it appears: in a prompt, a tool's output, a model's answer.
  */
-import { credentialValues, REDACTED } from "@harness/shared";
+import { credentialValues, REDACTED } from "@harness/cli";
 
 export { REDACTED };
 

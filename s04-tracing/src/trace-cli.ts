@@ -7,7 +7,7 @@
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { isProgram } from "@harness/shared";
+import { isProgram } from "@harness/cli";
 import { formatList, formatShow } from "./format-trace.ts";
 import { listTraces, readTrace, requestOf, tracePath } from "./read-trace.ts";
 import { renderTraceHtml } from "./render-html.ts";

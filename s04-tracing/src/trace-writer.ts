@@ -10,7 +10,7 @@
 import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
-import { harnessDataDir } from "@harness/shared";
+import { harnessDataDir } from "./harness-data-dir.ts";
 import { readTrace } from "./read-trace.ts";
 import { knownSecrets, redactLine } from "./redact.ts";
 import { freezeRequest, requestDelta, type SentRequest } from "./request-delta.ts";

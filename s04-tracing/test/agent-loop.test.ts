@@ -5,17 +5,15 @@ import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { defineTool, readFileTool, toolMap } from "@harness/s02-tool-dispatch";
 import type { AgentStopReason as StopReason } from "@harness/s03-streaming";
 import {
-  type AgentLoopResult,
-  isValidHistory,
   reply,
   SCRIPTED_MODEL_ID,
   ScriptedModel,
   type ScriptStep,
   text,
   textReply,
-  toolOutput,
   toolUse,
-} from "@harness/shared";
+} from "@harness/scripted-model";
+import { type AgentLoopResult, isValidHistory, toolOutput } from "@harness/shared";
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { type AgentLoopOptions, agentLoop } from "../src/agent-loop.ts";

@@ -5,8 +5,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { FAULT_CASES, type FaultMatrixLoop, faultCaseMismatches, runFaultCase } from "@harness/scripted-model";
 import { isValidHistory } from "@harness/shared";
-import { FAULT_CASES, type FaultMatrixLoop, faultCaseMismatches, runFaultCase } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { agentLoop } from "../src/agent-loop.ts";
 import { readTrace, sentRequests } from "../src/read-trace.ts";

@@ -17,10 +17,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { REPO_ROOT } from "@harness/cli";
 import {
-  historyProblems,
-  isValidHistory,
-  REPO_ROOT,
   reply,
   ScriptedModel,
   type ScriptedServer,
@@ -29,7 +27,8 @@ import {
   text,
   textReply,
   toolUse,
-} from "@harness/shared";
+} from "@harness/scripted-model";
+import { historyProblems, isValidHistory } from "@harness/shared";
 import { cleanUpAfter, runInProcess } from "@harness/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { formatShow } from "../src/format-trace.ts";

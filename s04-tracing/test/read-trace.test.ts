@@ -1,7 +1,8 @@
 import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isValidHistory, reply, ScriptedModel, text, textReply, toolUse } from "@harness/shared";
+import { reply, ScriptedModel, text, textReply, toolUse } from "@harness/scripted-model";
+import { isValidHistory } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../src/agent-loop.ts";
 import {

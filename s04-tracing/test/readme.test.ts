@@ -8,8 +8,10 @@
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { REPO_ROOT, runChapterCli } from "@harness/cli";
 import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
-import { isValidHistory, projectSlug, REPO_ROOT, reply, runChapterCli, textReply, toolUse } from "@harness/shared";
+import { reply, textReply, toolUse } from "@harness/scripted-model";
+import { isValidHistory } from "@harness/shared";
 import {
   type ChapterMain,
   codeFences,
@@ -21,6 +23,7 @@ import {
 } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { chapter as s03Chapter } from "../../s03-streaming/src/main.ts";
+import { projectSlug } from "../src/harness-data-dir.ts";
 import { main } from "../src/main.ts";
 import { knownSecrets, redactLine } from "../src/redact.ts";
 import { runTraceCli } from "../src/trace-cli.ts";

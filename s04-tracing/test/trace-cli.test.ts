@@ -3,8 +3,11 @@ import { existsSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { Writable } from "node:stream";
-import { isValidHistory, projectSlug, REPO_ROOT, reply, textReply, toolUse } from "@harness/shared";
+import { REPO_ROOT } from "@harness/cli";
+import { reply, textReply, toolUse } from "@harness/scripted-model";
+import { isValidHistory } from "@harness/shared";
 import { describe, expect, it } from "vitest";
+import { projectSlug } from "../src/harness-data-dir.ts";
 import { runTraceCli } from "../src/trace-cli.ts";
 import { scriptedTrace } from "./scripted-trace.ts";
 

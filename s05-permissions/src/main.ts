@@ -7,8 +7,6 @@
  * no terminal to ask on, the answer is no.
  */
 import { relative } from "node:path";
-import { type AgentStopReason, terminalObserver } from "@harness/s03-streaming";
-import { isValidTraceId, newTraceId, TraceWriter, traceDir } from "@harness/s04-tracing";
 import {
   type AskAnswer,
   type ChapterCli,
@@ -20,7 +18,10 @@ import {
   processIo,
   type RunContext,
   runChapterCli,
-} from "@harness/shared";
+} from "@harness/cli";
+import { type AgentStopReason, terminalObserver } from "@harness/s03-streaming";
+import { isValidTraceId, newTraceId, TraceWriter, traceDir } from "@harness/s04-tracing";
+import { demoBrain, ScriptedModel } from "@harness/scripted-model";
 import { agentLoop } from "./agent-loop.ts";
 import {
   type CliRules,
@@ -63,6 +64,7 @@ export function permissionsCli(settings: PermissionSettings, mode: PermissionMod
   return {
     command: "s05",
     summary: "allow, ask or deny in front of every tool call",
+    scriptedModel: () => new ScriptedModel({ brain: demoBrain }),
     interruptible: true,
     exitCodes: { aborted: 130 },
     extraOptions: S05_OPTIONS,

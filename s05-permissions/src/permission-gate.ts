@@ -12,8 +12,10 @@
  * batch are decided one by one; a refused call does not stop the others. Questions are put one at
  * a time, even for calls that run at once.
  */
+
+import type { AskAnswer } from "@harness/cli";
 import { type CallRunner, codedError, dispatch, type ToolMap } from "@harness/s02-tool-dispatch";
-import type { AskAnswer, ToolCall, ToolResult } from "@harness/shared";
+import type { ToolCall, ToolResult } from "@harness/shared";
 import { allowRulesFor, withAllowRules } from "./allow-rules.ts";
 import { decide, decidePath } from "./decide.ts";
 import type { Decision } from "./decision.ts";

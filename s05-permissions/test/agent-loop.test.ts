@@ -6,16 +6,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MessageParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import { type IterationRecord, readTrace, TraceWriter } from "@harness/s04-tracing";
-import {
-  appendUserText,
-  isValidHistory,
-  reply,
-  ScriptedModel,
-  type ScriptStep,
-  text,
-  textReply,
-  toolUse,
-} from "@harness/shared";
+import { reply, ScriptedModel, type ScriptStep, text, textReply, toolUse } from "@harness/scripted-model";
+import { appendUserText, isValidHistory } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { type AgentLoopOptions, agentLoop } from "../src/agent-loop.ts";
 import { settingsFor, tempProject } from "./temp-project.ts";

@@ -4,8 +4,9 @@
  * refusal can hide a partial tool call that ran (its sentinel file would appear); in default mode
  * the check asks, with no one to answer, and refuses the sentinel besides.
  */
+
+import { FAULT_CASES, type FaultMatrixLoop, faultCaseMismatches, runFaultCase } from "@harness/scripted-model";
 import { isValidHistory } from "@harness/shared";
-import { FAULT_CASES, type FaultMatrixLoop, faultCaseMismatches, runFaultCase } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../src/agent-loop.ts";
 

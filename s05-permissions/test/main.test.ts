@@ -4,7 +4,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ScriptedModel, startScriptedServer, textReply, usage } from "@harness/shared";
+import { usage } from "@harness/cli";
+import { ScriptedModel, startScriptedServer, textReply } from "@harness/scripted-model";
 import { cliRunner, fakeTerminal, until } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
 import { defaultPermissionSettings, LOCAL_SETTINGS } from "../src/index.ts";

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { AskAnswer } from "@harness/cli";
 import { ALL_TOOLS, defineTool, runToolCalls, toolMap } from "@harness/s02-tool-dispatch";
-import { type AskAnswer, type ToolCall, toolOutput } from "@harness/shared";
+import { type ToolCall, toolOutput } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {

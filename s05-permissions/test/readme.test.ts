@@ -7,7 +7,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { EXIT_CODES, exitCodeFor, usage } from "@harness/shared";
+import { EXIT_CODES, exitCodeFor, usage } from "@harness/cli";
 import {
   codeFences,
   commandWords,
@@ -41,6 +41,7 @@ const SOURCES = sourceLines([
   join(CHAPTER, "src"),
   join(REPO, "s02-tool-dispatch", "src"),
   join(REPO, "shared", "src"),
+  join(REPO, "cli", "src"),
 ]);
 
 const readme = (name: string) => readFileSync(join(CHAPTER, name), "utf8");

@@ -4,6 +4,8 @@
  * each). The project's hooks run only when trusted (`decideTrust`, asked at the terminal before
  * the first prompt). SessionStart runs before the first prompt; the loop runs the rest.
  */
+
+import { type ChapterCli, type CliIo, isProgram, processIo, type RunContext, runChapterCli } from "@harness/cli";
 import { terminalObserver } from "@harness/s03-streaming";
 import { newTraceId, TraceWriter, traceDir } from "@harness/s04-tracing";
 import {
@@ -15,7 +17,7 @@ import {
   S05_OPTIONS,
   sayWhereTheTraceIs,
 } from "@harness/s05-permissions";
-import { type ChapterCli, type CliIo, isProgram, processIo, type RunContext, runChapterCli } from "@harness/shared";
+import { demoBrain, ScriptedModel } from "@harness/scripted-model";
 import { agentLoop } from "./agent-loop.ts";
 import type { AgentStopReason } from "./agent-stop-reason.ts";
 import { type HookInput, type HookSession, sessionStartInput } from "./hook-input.ts";
@@ -69,6 +71,7 @@ export function hooksCli(
   return {
     command: "s06",
     summary: "the user's hooks at the loop's fixed points",
+    scriptedModel: () => new ScriptedModel({ brain: demoBrain }),
     interruptible: true,
     exitCodes: { aborted: 130, prompt_blocked: 4 },
     extraOptions: S05_OPTIONS,

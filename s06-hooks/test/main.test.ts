@@ -7,14 +7,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import {
-  historyProblems,
   reply,
   ScriptedModel,
   type ScriptStep,
   startScriptedServer,
   textReply,
   toolUse,
-} from "@harness/shared";
+} from "@harness/scripted-model";
+import { historyProblems } from "@harness/shared";
 import { cliRunner, fakeTerminal, until } from "@harness/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { TRUST_FILE } from "../src/index.ts";

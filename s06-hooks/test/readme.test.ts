@@ -9,8 +9,8 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { exitCodeFor, REPO_ROOT, usage } from "@harness/cli";
 import { S05_OPTIONS } from "@harness/s05-permissions";
-import { exitCodeFor, REPO_ROOT, usage } from "@harness/shared";
 import {
   codeFences,
   commandWords,

@@ -3,7 +3,7 @@
  * in order, what was said, which tools were called, what they returned.
  */
 import type { ContentBlockParam } from "@anthropic-ai/sdk/resources/messages";
-import { preview } from "@harness/shared";
+import { preview } from "@harness/cli";
 import { readTranscript, type Transcript } from "./read-transcript.ts";
 import type { SessionFile } from "./sessions-dir.ts";
 import type { MessageRecord } from "./transcript-record.ts";

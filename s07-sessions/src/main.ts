@@ -8,6 +8,17 @@
  */
 
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import {
+  type ChapterCli,
+  type CliContext,
+  type CliIo,
+  type ExtraOption,
+  isProgram,
+  processIo,
+  type ReplCommand,
+  type RunContext,
+  runChapterCli,
+} from "@harness/cli";
 import { terminalObserver } from "@harness/s03-streaming";
 import { newTraceId, TraceWriter, traceDir } from "@harness/s04-tracing";
 import {
@@ -28,18 +39,8 @@ import {
   sessionStartInput,
   startHooks,
 } from "@harness/s06-hooks";
-import {
-  type AgentLoopResult,
-  type ChapterCli,
-  type CliContext,
-  type CliIo,
-  type ExtraOption,
-  isProgram,
-  processIo,
-  type ReplCommand,
-  type RunContext,
-  runChapterCli,
-} from "@harness/shared";
+import { demoBrain, ScriptedModel } from "@harness/scripted-model";
+import type { AgentLoopResult } from "@harness/shared";
 import { addMessage } from "./add-message.ts";
 import { type AgentLoopOptions, agentLoop } from "./agent-loop.ts";
 import { formatSessionLine } from "./format-sessions.ts";
@@ -97,8 +98,8 @@ export interface SessionsCliParts<R extends string> {
   exitCodes: ChapterCli<R>["exitCodes"];
   /** Its REPL commands (`/compact`, say). */
   commands?: readonly ReplCommand[];
-  /** What `createClient` is told besides the contract's options (see shared's `ChapterCli.clientOptions`). */
-  clientOptions?: ChapterCli<R>["clientOptions"];
+  /** The model that answers offline (see cli's `ChapterCli.scriptedModel`; default: the demo brain's). */
+  scriptedModel?: ChapterCli<R>["scriptedModel"];
   /** Where the model calls go, in place of `createClient` (see shared's `ChapterCli.connect`). */
   connect?: ChapterCli<R>["connect"];
   /** Lines the help adds on the environment. */
@@ -152,7 +153,7 @@ export function sessionsCli<R extends string = AgentStopReason>(
     exitCodes: parts.exitCodes,
     extraOptions: parts.extraOptions,
     commands: parts.commands,
-    clientOptions: parts.clientOptions,
+    scriptedModel: parts.scriptedModel ?? (() => new ScriptedModel({ brain: demoBrain })),
     connect: parts.connect,
     environment: parts.environment,
     session: () => session,

@@ -4,7 +4,7 @@
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { isProgram } from "@harness/shared";
+import { isProgram } from "@harness/cli";
 import { formatSession, formatSessionList } from "./format-sessions.ts";
 import { readTranscript } from "./read-transcript.ts";
 import { findSession, listSessions, sessionsDir } from "./sessions-dir.ts";

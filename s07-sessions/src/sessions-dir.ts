@@ -7,7 +7,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { resolveInWorkdir } from "@harness/s02-tool-dispatch";
-import { harnessDataDir } from "@harness/shared";
+import { harnessDataDir } from "@harness/s04-tracing";
 import { isSessionId } from "./transcript-record.ts";
 
 /** The sessions of the project in `cwd`: `<harness data dir>/sessions`. */

@@ -9,7 +9,9 @@
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
-import { demoBrain, historyProblems, projectSlug, ScriptedModel, startScriptedServer } from "@harness/shared";
+import { projectSlug } from "@harness/s04-tracing";
+import { demoBrain, ScriptedModel, startScriptedServer } from "@harness/scripted-model";
+import { historyProblems } from "@harness/shared";
 import { cliRunner, fakeTerminal, until } from "@harness/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { INTERRUPTED } from "../src/interrupted-results.ts";

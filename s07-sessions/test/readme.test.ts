@@ -9,7 +9,8 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { exitCodeFor, projectSlug, REPO_ROOT, usage } from "@harness/shared";
+import { exitCodeFor, REPO_ROOT, usage } from "@harness/cli";
+import { projectSlug } from "@harness/s04-tracing";
 import {
   type ChapterMain,
   type CliRun,

@@ -5,7 +5,8 @@
  * result is a history the API accepts, or the old history stays.
  */
 import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages";
-import { describeError, historyProblems } from "@harness/shared";
+import { describeError } from "@harness/cli";
+import { historyProblems } from "@harness/shared";
 import { findCut } from "./find-cut.ts";
 import { estimateTokens } from "./measure-context.ts";
 import { requestSummary, type SummaryRequest } from "./request-summary.ts";

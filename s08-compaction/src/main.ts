@@ -7,6 +7,18 @@
  * `--resume`, `--fork`) loads the history from its last boundary on: the summary and the tail.
  */
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import {
+  type ChapterCli,
+  type CliIo,
+  type CliOptions,
+  type ExtraOption,
+  isProgram,
+  processIo,
+  type ReplCommand,
+  type RunContext,
+  runChapterCli,
+  type TerminalView,
+} from "@harness/cli";
 import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
 import {
   defaultPermissionSettings,
@@ -22,19 +34,8 @@ import {
   type SessionsCliOptions,
   sessionsCli,
 } from "@harness/s07-sessions";
-import {
-  type AgentLoopResult,
-  type ChapterCli,
-  type CliIo,
-  type CliOptions,
-  type ExtraOption,
-  isProgram,
-  processIo,
-  type ReplCommand,
-  type RunContext,
-  runChapterCli,
-  type TerminalView,
-} from "@harness/shared";
+import { demoBrain, ScriptedModel } from "@harness/scripted-model";
+import type { AgentLoopResult } from "@harness/shared";
 import { type AgentLoopOptions, agentLoop } from "./agent-loop.ts";
 import type { AgentStopReason } from "./agent-stop-reason.ts";
 import { compactHistory } from "./compact-history.ts";
@@ -134,7 +135,7 @@ export function compactionCli(
     exitCodes: { aborted: 130, prompt_blocked: 4, context_overflow: CONTEXT_OVERFLOW_EXIT },
     extraOptions: parts.extraOptions,
     commands: [compactCommand(window, () => session(), parts.send)],
-    clientOptions: () => ({ contextWindow: window.contextWindow }),
+    scriptedModel: () => new ScriptedModel({ brain: demoBrain, contextWindow: window.contextWindow }),
     connect: parts.connect,
     environment: parts.environment,
     resumeFrom(open) {

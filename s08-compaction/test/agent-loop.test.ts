@@ -12,19 +12,17 @@ import { BadRequestError } from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { historyOf, openSession, readTranscript } from "@harness/s07-sessions";
 import {
-  appendUserText,
   COMPACT_BETA,
   CONTEXT_MANAGEMENT_BETA,
   demoBrain,
   estimateInputTokens,
-  historyProblems,
-  isValidHistory,
   reply,
   ScriptedModel,
   type ScriptStep,
   textReply,
   toolUse,
-} from "@harness/shared";
+} from "@harness/scripted-model";
+import { appendUserText, historyProblems, isValidHistory } from "@harness/shared";
 import { afterAll, describe, expect, it } from "vitest";
 import { type AgentLoopOptions, agentLoop } from "../src/agent-loop.ts";
 import { CLEARED_RESULT } from "../src/clear-old-results.ts";

@@ -5,7 +5,8 @@
  */
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
-import { demoBrain, historyProblems, ScriptedModel, textReply } from "@harness/shared";
+import { demoBrain, ScriptedModel, textReply } from "@harness/scripted-model";
+import { historyProblems } from "@harness/shared";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type CompactOptions, compactHistory, SUMMARY_OPENING } from "../src/compact-history.ts";

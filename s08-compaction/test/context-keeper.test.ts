@@ -3,7 +3,7 @@
  * refusal is worded otherwise is kept inside its window too; a refusal that names no maximum is
  * bounded by the request that did not fit.
  */
-import { demoBrain, ScriptedModel } from "@harness/shared";
+import { demoBrain, ScriptedModel } from "@harness/scripted-model";
 import { describe, expect, it } from "vitest";
 import { ContextKeeper } from "../src/context-keeper.ts";
 import { sendTurnWith } from "../src/send-turn.ts";

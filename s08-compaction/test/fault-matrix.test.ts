@@ -3,8 +3,9 @@
  * the window changes nothing about how a model call fails. Every call is let through (as in s05's
  * run), so no refusal can hide a partial tool call that ran.
  */
+
+import { FAULT_CASES, type FaultMatrixLoop, faultCaseMismatches, runFaultCase } from "@harness/scripted-model";
 import { isValidHistory } from "@harness/shared";
-import { FAULT_CASES, type FaultMatrixLoop, faultCaseMismatches, runFaultCase } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../src/agent-loop.ts";
 

@@ -3,7 +3,7 @@
  * context line after each answer, `/compact`, `--compaction off`, and the exit status of
  * `context_overflow`.
  */
-import { usage } from "@harness/shared";
+import { usage } from "@harness/cli";
 import { describe, expect, it } from "vitest";
 import { CONTEXT_OVERFLOW_EXIT, S08_OPTIONS } from "../src/main.ts";
 import { partsProject, runCli } from "./run-cli.ts";

@@ -9,8 +9,9 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { EXIT_CODES, exitCodeFor, REPO_ROOT, usage } from "@harness/cli";
+import { projectSlug } from "@harness/s04-tracing";
 import { defaultPermissionSettings } from "@harness/s05-permissions";
-import { EXIT_CODES, exitCodeFor, projectSlug, REPO_ROOT, usage } from "@harness/shared";
 import { codeFences, containsRun, normalisedLines, proseOf, sourceLines } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { KEEP_RECENT_TURNS } from "../src/clear-old-results.ts";
@@ -22,7 +23,7 @@ const CHAPTER = join(REPO_ROOT, "s08-compaction");
 const READMES = ["README.md", "README.zh.md"] as const;
 const S07_LOOP = join(REPO_ROOT, "s07-sessions", "src", "agent-loop.ts");
 const S08_LOOP = join(CHAPTER, "src", "agent-loop.ts");
-const SOURCES = sourceLines([join(CHAPTER, "src"), join(REPO_ROOT, "shared", "src")]);
+const SOURCES = sourceLines([join(CHAPTER, "src"), join(REPO_ROOT, "shared", "src"), join(REPO_ROOT, "cli", "src")]);
 const CLI = compactionCli(
   defaultPermissionSettings(),
   "default",

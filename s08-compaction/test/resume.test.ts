@@ -7,7 +7,8 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { historyOf, readTranscript, sessionsDir } from "@harness/s07-sessions";
-import { demoBrain, historyProblems, ScriptedModel, startScriptedServer } from "@harness/shared";
+import { demoBrain, ScriptedModel, startScriptedServer } from "@harness/scripted-model";
+import { historyProblems } from "@harness/shared";
 import { cliRunner } from "@harness/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { SUMMARY_OPENING } from "../src/compact-history.ts";

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import type { CliIo } from "@harness/shared";
+import type { CliIo } from "@harness/cli";
 import { cleanUpAfter } from "@harness/testkit";
 import { main } from "../src/main.ts";
 

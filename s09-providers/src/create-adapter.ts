@@ -4,17 +4,16 @@
  * same endpoint guard; with no key, the scripted model answers in the chosen format.
  */
 
-import { type CompactionMode, withServerBetas } from "@harness/s08-compaction";
 import {
   type ClientChoice,
   type CreateClientOptions,
   createClient,
   DEFAULT_MODEL_TIMEOUT_SECONDS,
-  demoBrain,
   endpointGuard,
   loadEnv,
-  ScriptedModel,
-} from "@harness/shared";
+} from "@harness/cli";
+import { type CompactionMode, withServerBetas } from "@harness/s08-compaction";
+import { type Brain, demoBrain, ScriptedModel } from "@harness/scripted-model";
 import OpenAI from "openai";
 import { anthropicAdapter } from "./anthropic-adapter.ts";
 import { openAiChatAdapter } from "./openai-chat-adapter.ts";
@@ -39,6 +38,10 @@ export interface CreateAdapterOptions extends CreateClientOptions, AdapterOption
    * client then sends its betas' header; the OpenAI formats have no such setting (an error).
    */
   compaction?: CompactionMode;
+  /** The scripted model's brain offline (default: the demo brain). */
+  brain?: Brain;
+  /** The scripted model's context window offline (default: no limit). */
+  contextWindow?: number;
 }
 
 /** How to build an adapter in front of a scripted model (tests and benchmarks set these). */
@@ -63,7 +66,9 @@ export function createAdapter(options: CreateAdapterOptions = {}): AdapterChoice
   const adapterOptions: AdapterOptions = { notice: options.notice, retryDelayMs: options.retryDelayMs };
   if (selection.format === "anthropic") {
     // the same rule picks the same credential: createClient says why when there is none
-    const { client, ...choice } = createClient(options);
+    const scripted = () =>
+      new ScriptedModel({ brain: options.brain ?? demoBrain, contextWindow: options.contextWindow });
+    const { client, ...choice } = createClient({ scripted, ...options });
     const sender = options.compaction === "server" ? withServerBetas(client) : client;
     return { ...choice, format: "anthropic", adapter: anthropicAdapter(sender, adapterOptions) };
   }

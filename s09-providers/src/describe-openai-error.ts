@@ -3,7 +3,7 @@
  * Anthropic SDK's: what happened, where, and what to do. The CLI prints it in place of the SDK's
  * own message ("Connection error.", "401 Incorrect API key provided: sk-…").
  */
-import { connectionCause } from "@harness/shared";
+import { connectionCause } from "@harness/cli";
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
 
 /** What the line may name: the endpoint called and where the key came from. */

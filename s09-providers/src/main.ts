@@ -5,9 +5,10 @@
  * `/compact` sends its summary request through it. Sessions, hooks, permissions, traces and the
  * context window work as in s08, on every format; a session continues on another provider.
  */
+
+import { type CliIo, type ExtraOption, isProgram, processIo } from "@harness/cli";
 import { killRunningHooks } from "@harness/s06-hooks";
 import { type CompactionCliParts, compactionMain, contextSettings, S08_OPTIONS } from "@harness/s08-compaction";
-import { type CliIo, type ExtraOption, isProgram, processIo } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
 import { createAdapter } from "./create-adapter.ts";
 import { describeOpenAiError, type OpenAiErrorContext } from "./describe-openai-error.ts";

@@ -9,7 +9,7 @@
  * event the API never sends) reaches the reader as the guard threw it.
  */
 import type { Middleware } from "@anthropic-ai/sdk";
-import { type EndpointApi, EndpointError, endpointGuard } from "@harness/shared";
+import { type EndpointApi, EndpointError, endpointGuard } from "@harness/cli";
 import { APIError } from "openai";
 
 /** The Chat Completions API, as the guard checks it. */

@@ -7,8 +7,7 @@
  * arguments once, from the complete text. A stream is complete when a `finish_reason` arrived:
  * one that ends without it was cut, and is an error, never an answer.
  */
-import type { StreamObserver } from "@harness/s03-streaming";
-import { StreamError } from "@harness/s03-streaming";
+import { StreamError, type StreamObserver } from "@harness/s03-streaming";
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
 import type { StreamProgress } from "./retry-unstarted-stream.ts";
 

@@ -8,8 +8,7 @@
  * `response.completed` or `response.incomplete`; `response.failed`, or an end without either, is an
  * error, never an answer.
  */
-import type { StreamObserver } from "@harness/s03-streaming";
-import { StreamError } from "@harness/s03-streaming";
+import { StreamError, type StreamObserver } from "@harness/s03-streaming";
 import type { Response, ResponseOutputItem, ResponseStreamEvent } from "openai/resources/responses/responses";
 import type { StreamProgress } from "./retry-unstarted-stream.ts";
 

@@ -9,7 +9,7 @@
  * provider's endpoint. With `--offline`, or no key for the chosen format, the scripted model
  * answers, speaking that format.
  */
-import type { LoadedEnv } from "@harness/shared";
+import type { LoadedEnv } from "@harness/cli";
 import { WIRE_FORMATS, type WireFormat } from "./provider-adapter.ts";
 
 /** The endpoint the `openai` SDK calls when OPENAI_BASE_URL is not set. */

@@ -1,15 +1,7 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { StreamError } from "@harness/s03-streaming";
-import {
-  AgentTurn,
-  reply,
-  ScriptedModel,
-  type ScriptStep,
-  stopReasonFor,
-  text,
-  textReply,
-  toolUse,
-} from "@harness/shared";
+import { reply, ScriptedModel, type ScriptStep, text, textReply, toolUse } from "@harness/scripted-model";
+import { AgentTurn, stopReasonFor } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { scriptedAdapter } from "../src/create-adapter.ts";
 import { isReasoningBlock } from "../src/keep-for-format.ts";

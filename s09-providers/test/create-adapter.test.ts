@@ -1,4 +1,5 @@
-import { AgentTurn, ScriptedModel, startScriptedServer, textReply } from "@harness/shared";
+import { ScriptedModel, startScriptedServer, textReply } from "@harness/scripted-model";
+import { AgentTurn } from "@harness/shared";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAdapter } from "../src/create-adapter.ts";
 import { DEFAULT_OPENAI_MODEL } from "../src/select-provider.ts";

@@ -6,8 +6,15 @@
  * testkit's `faultCaseOn` says where a format meets a fault differently, and why. The matrix runs
  * in bypassPermissions, as s05's does, so no refusal can hide a partial call.
  */
+
+import {
+  FAULT_CASES,
+  type FaultMatrixLoop,
+  faultCaseMismatches,
+  faultCaseOn,
+  runFaultCase,
+} from "@harness/scripted-model";
 import { isValidHistory } from "@harness/shared";
-import { FAULT_CASES, type FaultMatrixLoop, faultCaseMismatches, faultCaseOn, runFaultCase } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../src/agent-loop.ts";
 import { scriptedAdapter } from "../src/create-adapter.ts";

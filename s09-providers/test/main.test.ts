@@ -8,7 +8,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { readTrace, sentRequests, traceDir } from "@harness/s04-tracing";
-import { demoBrain, ScriptedModel, startScriptedServer } from "@harness/shared";
+import { demoBrain, ScriptedModel, startScriptedServer } from "@harness/scripted-model";
 import { afterEach, describe, expect, it } from "vitest";
 import { WIRE_FORMATS } from "../src/provider-adapter.ts";
 import { cleanEnv, project, runCli } from "./run-cli.ts";

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { EndpointError } from "@harness/shared";
+import { EndpointError } from "@harness/cli";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { openAiChatAdapter } from "../src/openai-chat-adapter.ts";

@@ -9,9 +9,11 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { EXIT_CODES, exitCodeFor, REPO_ROOT, usage } from "@harness/cli";
+import { projectSlug } from "@harness/s04-tracing";
 import { defaultPermissionSettings } from "@harness/s05-permissions";
 import { compactionCli } from "@harness/s08-compaction";
-import { demoBrain, EXIT_CODES, exitCodeFor, projectSlug, REPO_ROOT, ScriptedModel, usage } from "@harness/shared";
+import { demoBrain, ScriptedModel } from "@harness/scripted-model";
 import {
   changedLines,
   codeFences,

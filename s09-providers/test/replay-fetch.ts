@@ -1,5 +1,5 @@
 /**
- * Recorded responses (test/fixtures/openai, shared/test/fixtures/anthropic) served to the real SDKs
+ * Recorded responses (test/fixtures/openai, testkit/fixtures/anthropic) served to the real SDKs
  * through their `fetch` option: each request gets the next recording, as SSE in odd-sized pieces
  * (events and UTF-8 characters straddle reads, as on a socket) or as a JSON body. The request
  * bodies are kept, to assert on what an adapter sent.
@@ -11,7 +11,7 @@ import { join } from "node:path";
 export const OPENAI_FIXTURES = join(import.meta.dirname, "fixtures", "openai");
 
 /** The recorded Messages API responses, kept once in the repository for every package's tests. */
-export const ANTHROPIC_FIXTURES = join(import.meta.dirname, "..", "..", "shared", "test", "fixtures", "anthropic");
+export const ANTHROPIC_FIXTURES = join(import.meta.dirname, "..", "..", "testkit", "fixtures", "anthropic");
 
 /** The SSE payloads of a chunk file, one parsed JSON object per line. */
 export function chunkLines(file: string): Record<string, unknown>[] {

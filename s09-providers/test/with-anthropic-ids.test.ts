@@ -1,5 +1,6 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import { historyProblems, ScriptedModel, textReply } from "@harness/shared";
+import { ScriptedModel, textReply } from "@harness/scripted-model";
+import { historyProblems } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { anthropicAdapter } from "../src/anthropic-adapter.ts";
 import { withAnthropicIds } from "../src/with-anthropic-ids.ts";

@@ -1,9 +1,9 @@
 import type { Message, MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import { jsonFixtures, readJsonFixture } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
 import { AgentTurn } from "../src/agent-turn.ts";
 import { isValidHistory } from "../src/history-problems.ts";
 import { stopReasonFor } from "../src/stop-reason-for.ts";
-import { jsonFixtures, readJsonFixture } from "./recorded-fixtures.ts";
 
 /** A response with these blocks; anything the test leaves out is what the API would send. */
 function response(content: unknown[], extra: Record<string, unknown> = {}): Message {

@@ -9,8 +9,24 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { PassThrough } from "node:stream";
-import { type CliIo, REPO_ROOT } from "@harness/shared";
 import { afterAll, afterEach } from "vitest";
+
+/** The repository's root directory (the chapters' commands are run from here). */
+export const REPO_ROOT = join(import.meta.dirname, "..", "..");
+
+/**
+ * The streams and environment a chapter's `main(argv, io)` runs with: the shape of @harness/cli's
+ * `CliIo`, written out so the test kit depends on nothing but the core.
+ */
+export interface CliIo {
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+  /** Ends the process at once, on Ctrl-C. */
+  exit?: (code: number) => void;
+}
+
 import { type ChapterMain, runInProcess } from "./run-in-process.ts";
 
 /** What a CLI run printed and how it exited. */

@@ -12,8 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { type CliIo, REPO_ROOT } from "@harness/shared";
-import { type CliRun, runSample } from "./cli-runner.ts";
+import { type CliIo, type CliRun, REPO_ROOT, runSample } from "./cli-runner.ts";
 
 /** A chapter's `main` (s05 on): run the CLI on `argv` with these streams, resolve with its exit status. */
 export type ChapterMain = (argv: string[], io: CliIo) => Promise<number>;

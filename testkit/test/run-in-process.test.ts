@@ -1,6 +1,5 @@
-import { REPO_ROOT } from "@harness/shared";
 import { describe, expect, it } from "vitest";
-import { cliRunner } from "../src/cli-runner.ts";
+import { cliRunner, REPO_ROOT } from "../src/cli-runner.ts";
 import { type ChapterMain, runInProcess, runSampleInProcess, runSampleScript } from "../src/run-in-process.ts";
 
 /** A main that echoes its input, its arguments and what it reads from process.env and its io. */
