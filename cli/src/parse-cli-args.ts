@@ -172,14 +172,14 @@ function readOptionalValues(
 
 /**
  * The `--help` text; `exitCodes` are the chapter's own, listed after the contract's; `commands`,
- * its REPL's; `environment`, lines on the variables it reads besides the contract's.
+ * its REPL commands' help lines; `environment`, lines on the variables it reads besides the contract's.
  */
 export function usage(
   command: string,
   summary: string,
   extras: ExtraOption[] = [],
   exitCodes: ExitCodes = {},
-  commands: readonly { help: string }[] = [],
+  commands: readonly string[] = [],
   environment: readonly string[] = [],
 ): string {
   const statuses = (codes: ExitCodes) =>
@@ -210,7 +210,7 @@ export function usage(
     "             (from the shell or .env at the repository root; the shell wins)",
     `exit status: ${statuses(EXIT_CODES)}`,
     ...own,
-    ...(commands.length > 0 ? ["", "in the REPL:", ...commands.map((c) => `  ${c.help}`)] : []),
+    ...(commands.length > 0 ? ["", "in the REPL:", ...commands.map((help) => `  ${help}`)] : []),
   ].join("\n");
 }
 

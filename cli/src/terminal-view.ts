@@ -1,10 +1,10 @@
 /**
  * What a learner sees while a loop runs: the turn number, each tool call with a short preview of
  * its result, the answer, and a summary line. Colour and a spinner on a TTY, plain lines on a
- * pipe. The loop knows nothing of this: it calls the view's methods as it goes.
+ * pipe. The loop knows nothing of this: the view is one listener on its events (`show`).
  */
 import { styleText } from "node:util";
-import type { AgentLoopResult, ToolCall, ToolResult } from "@harness/shared";
+import type { AgentLoopResult, AgentTurn, ToolCall, ToolResult } from "@harness/shared";
 
 type Style = Parameters<typeof styleText>[0];
 
@@ -22,6 +22,21 @@ export interface ViewOptions {
   estimatedTokens?: boolean;
 }
 
+/**
+ * The events the view draws: s01's (a model call, its turn, each tool call and result, the end),
+ * a streamed response's (its start, its text as it arrives) and a line for the user from a
+ * mechanism (a hook, the context window). It ignores any other.
+ */
+export type ShownEvent =
+  | { type: "model_call"; turnNumber: number }
+  | { type: "turn"; turn: AgentTurn }
+  | { type: "tool_call"; call: ToolCall }
+  | { type: "tool_result"; call: ToolCall; result: ToolResult }
+  | { type: "end"; result: AgentLoopResult<string> }
+  | { type: "stream_start" }
+  | { type: "text"; text: string }
+  | { type: "notice"; from: string; text: string };
+
 /** After this long, the spinner also shows how many seconds it has waited. */
 export const SHOW_ELAPSED_AFTER_MS = 3000;
 
@@ -30,11 +45,52 @@ export class TerminalView {
   private spinner?: NodeJS.Timeout;
   private readonly color: boolean;
   private midLine = false;
+  private streamed = false; // this turn's text was shown as it arrived
+  private running = 0; // tool calls started and not yet finished
+  private together = false; // a call of this batch ran beside another: label its result
+
+  /**
+   * Draw one event of a loop. A listener: hand it to the loop's `emit` (with `fanOut`, beside a
+   * trace or a transcript). Calls that run at once finish in any order, so while more than one
+   * runs, each result is labelled with its call.
+   */
+  readonly show = (event: { type: string }): void => {
+    const shown = event as ShownEvent;
+    switch (shown.type) {
+      case "model_call":
+        this.streamed = false;
+        return this.modelCall(shown.turnNumber);
+      case "stream_start":
+        return this.modelAnswered();
+      case "text":
+        this.streamed = true;
+        return this.textDelta(shown.text);
+      case "turn":
+        return this.streamed ? this.modelAnswered() : this.text(shown.turn.text);
+      case "tool_call":
+        this.running++;
+        this.together ||= this.running > 1;
+        return this.toolCall(shown.call);
+      case "tool_result":
+        this.running--;
+        this.toolResult(shown.result, this.together ? shown.call : undefined);
+        if (this.running === 0) this.together = false;
+        return;
+      case "notice":
+        return this.note(`${shown.from}: ${shown.text}`);
+      case "end":
+        return this.summary(shown.result);
+    }
+  };
+
+  /** The token counts are the scripted model's estimates (the CLI sets it once it knows). */
+  estimatedTokens: boolean;
 
   constructor(
     private readonly streams: ViewStreams,
-    private readonly options: ViewOptions = {},
+    options: ViewOptions = {},
   ) {
+    this.estimatedTokens = options.estimatedTokens === true;
     this.color = streams.stdout.isTTY === true && !process.env.NO_COLOR;
   }
 
@@ -99,7 +155,7 @@ export class TerminalView {
   summary(result: AgentLoopResult<string>): void {
     const calls = `${result.toolCalls} tool call${result.toolCalls === 1 ? "" : "s"}`;
     const { inputTokens, outputTokens } = result.usage;
-    const tokens = this.options.estimatedTokens
+    const tokens = this.estimatedTokens
       ? `~${inputTokens} in / ~${outputTokens} out tokens (estimated by the scripted model)`
       : `${inputTokens} in / ${outputTokens} out tokens`;
     const turns = `${result.turns} turn${result.turns === 1 ? "" : "s"}`;

@@ -1,37 +1,26 @@
-/**
- * s01: the agent loop.
- *
- * The model reads the conversation and either answers or asks for tools; the harness runs the
- * tools, sends the results back, and the model reads again. Tool blocks decide whether the loop
- * goes on, the provider's stop reason says why it stopped, and the harness keeps its own turn
- * budget. This file is the whole mechanism: the options, then the loop. The one tool is run by
- * run-tool.ts.
- *
- * Left out until later chapters: several tools (s02), streaming and Ctrl-C (s03), traces (s04).
- */
+/** s01: the agent loop, with one tool (bash), a turn budget and one stream of events. */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import {
   type AgentLoopResult,
   AgentTurn,
-  addUsage,
   appendAssistantTurn,
   bashToolDefinition,
   DEFAULT_MAX_TOKENS,
   DEFAULT_MAX_TURNS,
-  type LoopStopReason,
+  type Emit,
+  type LoopEvent,
+  runTally,
   stopReasonFor,
-  type ToolCall,
-  type ToolResult,
   toResultBlock,
 } from "@harness/shared";
-import { notRun, runTool } from "./run-tool.ts";
+import { notRun, runTool } from "./index.ts";
 
 /** How one run of the loop is set up. */
 export interface AgentLoopOptions {
   /** Model id sent with every request. */
   model: string;
-  /** Directory the bash tool runs in. */
+  /** Directory the tools work in. */
   cwd: string;
   /** Model calls allowed before the loop stops with `max_turns` (default 8). */
   maxTurns?: number;
@@ -41,20 +30,8 @@ export interface AgentLoopOptions {
   bashTimeoutMs?: number;
   /** The system prompt (default: a short one naming the working directory). */
   system?: string;
-  /** Told about each step, for display; the loop works the same without it. */
-  observer?: LoopObserver;
-}
-
-/** What the loop tells its observer (the CLI prints these). */
-export interface LoopObserver {
-  /** Before each model call; `turnNumber` counts from 1. */
-  modelCall?(turnNumber: number): void;
-  /** After each model call, with the turn as read from the response. */
-  turn?(turn: AgentTurn): void;
-  /** Before a tool call runs. */
-  toolCall?(call: ToolCall): void;
-  /** After a tool call ran, with the result the model will read. */
-  toolResult?(call: ToolCall, result: ToolResult): void;
+  /** Told what happens, as it happens (the terminal view listens); the loop works the same without it. */
+  emit?: Emit<LoopEvent>;
 }
 
 /**
@@ -70,21 +47,10 @@ export async function agentLoop(
 ): Promise<AgentLoopResult> {
   const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
   const system = options.system ?? `You are a coding agent working in ${options.cwd}. Use the tools. Be brief.`;
-  const observer = options.observer ?? {};
-  let usage = { inputTokens: 0, outputTokens: 0 };
-  let toolCalls = 0;
-  let last: AgentTurn | null = null;
-  const result = (stopReason: LoopStopReason, turns: number): AgentLoopResult => ({
-    stopReason,
-    turns,
-    toolCalls,
-    finalText: last?.text ?? "",
-    providerStopReason: last?.providerStopReason ?? null,
-    usage,
-  });
+  const emit = options.emit ?? (() => {});
+  const tally = runTally(emit); // usage, tool calls, the last turn: what the result is made of
 
   for (let turns = 1; ; turns++) {
-    observer.modelCall?.(turns);
     const request = {
       model: options.model,
       max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
@@ -92,12 +58,12 @@ export async function agentLoop(
       tools: [bashToolDefinition],
       messages,
     };
+    emit({ type: "model_call", turnNumber: turns, request });
     const response = await client.messages.create(request);
     const turn = AgentTurn.fromResponse(response);
-    last = turn;
-    usage = addUsage(usage, turn.usage);
+    tally.turn(turn);
     appendAssistantTurn(messages, turn);
-    observer.turn?.(turn);
+    emit({ type: "turn", turn, response });
 
     const stop = stopReasonFor(turn);
     if (stop) {
@@ -105,22 +71,22 @@ export async function agentLoop(
       if (turn.toolCalls.length > 0) {
         messages.push({ role: "user", content: turn.toolCalls.map((call) => toResultBlock(call, notRun(turn))) });
       }
-      return result(stop, turns);
+      return tally.end(stop, turns);
     }
 
     if (turn.toolCalls.length > 0) {
       // every call answered, in tool_use order, all in ONE user message
       const results: ToolResultBlockParam[] = [];
       for (const call of turn.toolCalls) {
-        observer.toolCall?.(call);
+        emit({ type: "tool_call", call });
         const output = await runTool(call, options);
-        toolCalls++;
-        observer.toolResult?.(call, output);
+        tally.ran(1);
+        emit({ type: "tool_result", call, result: output });
         results.push(toResultBlock(call, output));
       }
       messages.push({ role: "user", content: results });
     }
     // no tool calls and no stop: pause_turn, so the history goes back as it is
-    if (turns >= maxTurns) return result("max_turns", turns);
+    if (turns >= maxTurns) return tally.end("max_turns", turns);
   }
 }

@@ -1,30 +1,28 @@
 /**
- * s01's command line: `pnpm s01 [options] [prompt]`. Everything but the run itself is the
- * shared CLI contract (options, client choice, REPL, exit codes); read `agent-loop.ts` first.
+ * s01's command line: `pnpm s01 [options] [prompt]`, read top to bottom: where the model calls go,
+ * who listens to the loop, and how one prompt runs. The rest (options, REPL, exit codes) is the
+ * CLI contract every chapter shares (@harness/cli). Read `agent-loop.ts` first.
  */
-import { type ChapterCli, isProgram, runChapterCli } from "@harness/cli";
+import { type ChapterCli, type CliIo, isProgram, processIo, runChapterCli } from "@harness/cli";
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
 import type { LoopStopReason } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
 
-/** The chapter's CLI: s01's loop on the shared CLI contract. */
+/** The chapter's CLI: s01's loop on the CLI contract. */
 export const chapter: ChapterCli<LoopStopReason> = {
   command: "s01",
   summary: "one bounded loop and a bash tool",
-  scriptedModel: () => new ScriptedModel({ brain: demoBrain }),
-  run: (history, { client, model, options, view }) =>
-    agentLoop(client, history, {
-      model,
-      cwd: options.cwd,
-      maxTurns: options.maxTurns,
-      bashTimeoutMs: options.bashTimeoutSeconds * 1000,
-      observer: {
-        modelCall: (n) => view.modelCall(n),
-        turn: (turn) => view.text(turn.text),
-        toolCall: (call) => view.toolCall(call),
-        toolResult: (_call, result) => view.toolResult(result),
-      },
-    }),
+  start({ options, view, connect }) {
+    // the model: the API with a key, else the scripted model, offline
+    const { client, model } = connect(() => new ScriptedModel({ brain: demoBrain }));
+    const { cwd, maxTurns } = options;
+    const bashTimeoutMs = options.bashTimeoutSeconds * 1000;
+    // each prompt: the loop, its events drawn by the terminal view
+    return { run: (history) => agentLoop(client, history, { model, cwd, maxTurns, bashTimeoutMs, emit: view.show }) };
+  },
 };
 
-if (isProgram(import.meta.filename)) process.exit(await runChapterCli(chapter, process.argv.slice(2)));
+/** Run the CLI on `argv` and return its exit status. */
+export const main = (argv: string[], io: CliIo = processIo()): Promise<number> => runChapterCli(chapter, argv, io);
+
+if (isProgram(import.meta.filename)) process.exit(await main(process.argv.slice(2)));

@@ -1,6 +1,5 @@
 export * from "./agent-loop.ts";
 export * from "./dispatch.ts";
 export * from "./run-tool-calls.ts";
-export * from "./terminal-observer.ts";
 export * from "./tool.ts";
 export * from "./tools/index.ts";

@@ -1,26 +1,27 @@
 /**
- * s02's command line: `pnpm s02 [options] [prompt]`. The shared CLI contract, with s02's loop and
- * a display that labels results of calls that ran at once. Ctrl-C exits at once, as in s01.
+ * s02's command line: `pnpm s02 [options] [prompt]`, s01's with s02's loop. Ctrl-C exits at once,
+ * as in s01.
  */
-import { type ChapterCli, isProgram, runChapterCli } from "@harness/cli";
+import { type ChapterCli, type CliIo, isProgram, processIo, runChapterCli } from "@harness/cli";
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
 import type { LoopStopReason } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
-import { terminalObserver } from "./terminal-observer.ts";
 
-/** The chapter's CLI: s02's loop and display on the shared CLI contract. */
+/** The chapter's CLI: s02's loop on the CLI contract. */
 export const chapter: ChapterCli<LoopStopReason> = {
   command: "s02",
   summary: "tool objects, a dispatch map and read-only calls run at once",
-  scriptedModel: () => new ScriptedModel({ brain: demoBrain }),
-  run: (history, { client, model, options, view }) =>
-    agentLoop(client, history, {
-      model,
-      cwd: options.cwd,
-      maxTurns: options.maxTurns,
-      bashTimeoutMs: options.bashTimeoutSeconds * 1000,
-      observer: terminalObserver(view),
-    }),
+  start({ options, view, connect }) {
+    // the model: the API with a key, else the scripted model, offline
+    const { client, model } = connect(() => new ScriptedModel({ brain: demoBrain }));
+    const { cwd, maxTurns } = options;
+    const bashTimeoutMs = options.bashTimeoutSeconds * 1000;
+    // each prompt: the loop with every tool of s02, its events drawn by the terminal view
+    return { run: (history) => agentLoop(client, history, { model, cwd, maxTurns, bashTimeoutMs, emit: view.show }) };
+  },
 };
 
-if (isProgram(import.meta.filename)) process.exit(await runChapterCli(chapter, process.argv.slice(2)));
+/** Run the CLI on `argv` and return its exit status. */
+export const main = (argv: string[], io: CliIo = processIo()): Promise<number> => runChapterCli(chapter, argv, io);
+
+if (isProgram(import.meta.filename)) process.exit(await main(process.argv.slice(2)));

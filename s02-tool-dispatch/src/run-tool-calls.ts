@@ -7,7 +7,7 @@
  * Each call is run by a `CallRunner`, `dispatch` unless the caller passes another: a later
  * chapter wraps it (a permission check, hooks) without copying this file.
  */
-import type { AgentTurn, ToolCall, ToolResult } from "@harness/shared";
+import type { AgentTurn, Emit, LoopEvent, ToolCall, ToolResult } from "@harness/shared";
 import { codedError, dispatch, type ToolMap } from "./dispatch.ts";
 import type { ToolContext } from "./tool.ts";
 
@@ -17,13 +17,8 @@ export const MAX_CONCURRENT_TOOLS = 8;
 /** Runs one call to its result; `dispatch` is the default. Contract: never throws. */
 export type CallRunner = (tools: ToolMap, call: ToolCall, context: ToolContext) => Promise<ToolResult>;
 
-/** Told when each call starts and when its result lands (the loop's observer fits). */
-export interface ToolCallObserver {
-  /** A call is about to run. */
-  toolCall?(call: ToolCall): void;
-  /** A call's result; calls that run at once land in any order. */
-  toolResult?(call: ToolCall, result: ToolResult): void;
-}
+/** The events a batch of calls reports: each call as it starts, and its result as it lands. */
+export type ToolEvent = Extract<LoopEvent, { type: "tool_call" | "tool_result" }>;
 
 /** True when every call names a tool that only reads. */
 export function allConcurrencySafe(tools: ToolMap, calls: readonly ToolCall[]): boolean {
@@ -39,17 +34,17 @@ export async function runToolCalls(
   tools: ToolMap,
   calls: readonly ToolCall[],
   context: ToolContext,
-  observer: ToolCallObserver = {},
+  emit: Emit<ToolEvent> = () => {},
   runCall: CallRunner = dispatch,
 ): Promise<ToolResult[]> {
   const results: ToolResult[] = new Array(calls.length);
   const runOne = async (i: number) => {
     const call = calls[i];
-    observer.toolCall?.(call);
+    emit({ type: "tool_call", call });
     results[i] = context.signal?.aborted
       ? codedError("interrupted", "the user interrupted before this call ran.")
       : await runCall(tools, call, context);
-    observer.toolResult?.(call, results[i]);
+    emit({ type: "tool_result", call, result: results[i] });
   };
   if (!allConcurrencySafe(tools, calls)) {
     for (let i = 0; i < calls.length; i++) await runOne(i);

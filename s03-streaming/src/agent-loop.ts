@@ -1,36 +1,25 @@
-/**
- * s03: the same loop, streamed and interruptible.
- *
- * The loop keeps s02's shape and its tools. What changed is how a turn arrives and how a run can
- * end: the response is streamed (stream-turn.ts), its text shown as it comes and each tool call
- * parsed once its block is complete, and a signal (Ctrl-C) reaches the request, the stream and
- * the running tools. An interrupted run returns `aborted`, with every tool_use answered.
- *
- * Left out until later chapters: traces (s04).
- */
-import type Anthropic from "@anthropic-ai/sdk";
+/** s03: s02's loop, plus each turn streamed through a `send` seam, and Ctrl-C that keeps the history valid. */
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { ALL_TOOLS, notRun, runToolCalls, type ToolMap, toApiTool, toolMap } from "@harness/s02-tool-dispatch";
 import {
   type AgentLoopResult,
   AgentTurn,
-  addUsage,
   appendAssistantTurn,
   DEFAULT_MAX_TOKENS,
   DEFAULT_MAX_TURNS,
+  type Emit,
+  type LoopEvent,
+  runTally,
   stopReasonFor,
-  type ToolCall,
-  type ToolResult,
   toResultBlock,
 } from "@harness/shared";
-import type { AgentStopReason } from "./agent-stop-reason.ts";
-import { type StreamObserver, streamTurn } from "./stream-turn.ts";
+import type { AbortableStopReason, SendTurn, StreamEvent } from "./index.ts";
 
 /** How one run of the loop is set up. */
 export interface AgentLoopOptions {
   /** Model id sent with every request. */
   model: string;
-  /** Directory the tools work in; file tools refuse paths outside it. */
+  /** Directory the tools work in. */
   cwd: string;
   /** The tools offered (default: `ALL_TOOLS`, the six of s02). */
   tools?: ToolMap;
@@ -42,55 +31,33 @@ export interface AgentLoopOptions {
   bashTimeoutMs?: number;
   /** The system prompt (default: a short one naming the working directory). */
   system?: string;
+  /** Told what happens, as it happens (the terminal view listens); the loop works the same without it. */
+  emit?: Emit<LoopEvent | StreamEvent>;
   /** Aborting it stops the request, the stream or the running tools; the loop returns `aborted`. */
   signal?: AbortSignal;
-  /** Told about each step, for display; the loop works the same without it. */
-  observer?: LoopObserver;
-}
-
-/** What the loop tells its observer (the CLI prints these): the stream's progress, then the rest. */
-export interface LoopObserver extends StreamObserver {
-  /** Before each model call; `turnNumber` counts from 1. */
-  modelCall?(turnNumber: number): void;
-  /** After each model call, with the turn as read from the response. */
-  turn?(turn: AgentTurn): void;
-  /** Before a tool call runs. */
-  toolCall?(call: ToolCall): void;
-  /** After a tool call ran, with the result the model will read. */
-  toolResult?(call: ToolCall, result: ToolResult): void;
 }
 
 /**
  * Run the loop on `messages` (which end with the user's prompt) until the model answers, a turn
- * is cut short, the turn budget is spent, or the signal aborts it. The history is extended in place.
- * Contract: on every return, `aborted` included, each tool_use in `messages` has its tool_result.
- * A stream that fails is thrown, with the history left as it was before that call.
+ * is cut short, or the turn budget is spent. The history is extended in place.
+ * Contract: on every return, each tool_use in `messages` has its tool_result. An API error
+ * (after the SDK's retries) is thrown, with the history left as it was before that call.
+ * On every return, `aborted` included; a stream that fails is thrown the same way.
  */
 export async function agentLoop(
-  client: Anthropic,
+  send: SendTurn,
   messages: MessageParam[],
   options: AgentLoopOptions,
-): Promise<AgentLoopResult<AgentStopReason>> {
+): Promise<AgentLoopResult<AbortableStopReason>> {
   const tools = options.tools ?? toolMap(ALL_TOOLS);
-  const signal = options.signal ?? new AbortController().signal;
   const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
   const system = options.system ?? `You are a coding agent working in ${options.cwd}. Use the tools. Be brief.`;
-  const observer = options.observer ?? {};
-  let usage = { inputTokens: 0, outputTokens: 0 };
-  let toolCalls = 0;
-  let last: AgentTurn | null = null;
-  const result = (stopReason: AgentStopReason, turns: number): AgentLoopResult<AgentStopReason> => ({
-    stopReason,
-    turns,
-    toolCalls,
-    finalText: last?.text ?? "",
-    providerStopReason: last?.providerStopReason ?? null,
-    usage,
-  });
+  const emit = options.emit ?? (() => {});
+  const tally = runTally(emit); // usage, tool calls, the last turn: what the result is made of
+  const signal = options.signal ?? new AbortController().signal;
 
   for (let turns = 1; ; turns++) {
-    if (signal.aborted) return result("aborted", turns - 1);
-    observer.modelCall?.(turns);
+    if (signal.aborted) return tally.end("aborted", turns - 1);
     const request = {
       model: options.model,
       max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
@@ -98,13 +65,13 @@ export async function agentLoop(
       tools: [...tools.values()].map(toApiTool),
       messages,
     };
-    const response = await streamTurn(client, request, signal, observer);
-    if (!response) return result("aborted", turns); // the half-streamed turn is dropped
+    emit({ type: "model_call", turnNumber: turns, request });
+    const response = await send(request, signal, emit);
+    if (!response) return tally.end("aborted", turns); // the half-streamed turn is dropped
     const turn = AgentTurn.fromResponse(response);
-    last = turn;
-    usage = addUsage(usage, turn.usage);
+    tally.turn(turn);
     appendAssistantTurn(messages, turn);
-    observer.turn?.(turn);
+    emit({ type: "turn", turn, response });
 
     const stop = stopReasonFor(turn);
     if (stop) {
@@ -112,19 +79,19 @@ export async function agentLoop(
       if (turn.toolCalls.length > 0) {
         messages.push({ role: "user", content: turn.toolCalls.map((call) => toResultBlock(call, notRun(turn))) });
       }
-      return result(stop, turns);
+      return tally.end(stop, turns);
     }
 
     if (turn.toolCalls.length > 0) {
       // reads at once, anything else one by one; the outputs come back in tool_use order
       const context = { cwd: options.cwd, signal, bashTimeoutMs: options.bashTimeoutMs };
-      const outputs = await runToolCalls(tools, turn.toolCalls, context, observer);
-      toolCalls += outputs.length;
-      // every call answered, in tool_use order, all in ONE user message, even when interrupted
+      const outputs = await runToolCalls(tools, turn.toolCalls, context, emit);
+      tally.ran(outputs.length);
+      // every call answered, in tool_use order, all in ONE user message
       messages.push({ role: "user", content: turn.toolCalls.map((call, i) => toResultBlock(call, outputs[i])) });
     }
-    if (signal.aborted) return result("aborted", turns);
+    if (signal.aborted) return tally.end("aborted", turns);
     // no tool calls and no stop: pause_turn, so the history goes back as it is
-    if (turns >= maxTurns) return result("max_turns", turns);
+    if (turns >= maxTurns) return tally.end("max_turns", turns);
   }
 }

@@ -12,13 +12,31 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { APIError } from "@anthropic-ai/sdk";
 import type { Message, MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
+import type { Emit } from "@harness/shared";
 
-/** What the stream reports as it goes (for display; the result is the returned message). */
-export interface StreamObserver {
-  /** The first event arrived: the model has started answering. */
-  start?(): void;
-  /** A piece of text, as it arrives. */
-  text?(delta: string): void;
+/** What a stream reports as it goes (for display and timing; the result is the returned message). */
+export type StreamEvent =
+  /** The first event of the response arrived: the model has started answering. */
+  | { type: "stream_start" }
+  /** A piece of the turn's text, as it arrives. */
+  | { type: "text"; text: string };
+
+/**
+ * One model turn: the request in, the complete message out, its progress told to `emit`. The loop
+ * calls this seam for every model call; s03's is `streamTurn` on a client (`sendStreamed`), and a
+ * later chapter wraps it or puts another behind it.
+ * Contract: `null` when `signal` aborted the call; a turn that is not complete throws, never a
+ * partial message.
+ */
+export type SendTurn = (
+  request: MessageCreateParamsNonStreaming,
+  signal: AbortSignal,
+  emit?: Emit<StreamEvent>,
+) => Promise<Message | null>;
+
+/** `streamTurn` on `client`, as the loop's seam. */
+export function sendStreamed(client: Anthropic, retryDelayMs?: number): SendTurn {
+  return (request, signal, emit) => streamTurn(client, request, signal, emit, retryDelayMs);
 }
 
 /** The stream failed: an `error` event, a cut connection, or no `message_stop`. */
@@ -44,13 +62,13 @@ export async function streamTurn(
   client: Anthropic,
   params: MessageCreateParamsNonStreaming,
   signal: AbortSignal,
-  observer: StreamObserver = {},
+  emit: Emit<StreamEvent> = () => {},
   retryDelayMs = 250,
 ): Promise<Message | null> {
   for (let attempt = 0; ; attempt++) {
     const progress = { opened: false, consumed: false };
     try {
-      return await streamOnce(client, params, signal, observer, progress);
+      return await streamOnce(client, params, signal, emit, progress);
     } catch (error) {
       if (signal.aborted) return null;
       if (!progress.opened) throw error; // an HTTP error: the SDK has already retried what it should
@@ -68,7 +86,7 @@ async function streamOnce(
   client: Anthropic,
   params: MessageCreateParamsNonStreaming,
   signal: AbortSignal,
-  observer: StreamObserver,
+  emit: Emit<StreamEvent>,
   progress: { opened: boolean; consumed: boolean },
 ): Promise<Message | null> {
   let message: Message | undefined;
@@ -83,7 +101,7 @@ async function streamOnce(
     for await (const event of stream) {
       if (!started) {
         started = true;
-        observer.start?.();
+        emit({ type: "stream_start" });
       }
       switch (event.type) {
         case "message_start":
@@ -100,7 +118,7 @@ async function streamOnce(
           if (!block) throw new StreamError(`a delta for block ${event.index}, which never started`);
           if (delta.type === "text_delta") {
             block.text = `${block.text ?? ""}${delta.text}`;
-            observer.text?.(delta.text);
+            emit({ type: "text", text: delta.text });
           } else if (delta.type === "input_json_delta") {
             rawInput[event.index] = `${rawInput[event.index] ?? ""}${delta.partial_json}`;
           } else if (delta.type === "thinking_delta") {

@@ -1,33 +1,26 @@
-/**
- * s04: the same loop as s03, made observable. Give it a trace and every iteration is written to
- * disk before the loop moves on: the request as sent, the response, each tool call with its
- * result and duration, and timings. What the loop does is unchanged; only what it records is
- * new, and the recording itself lives in run-recorder.ts.
- */
-import type Anthropic from "@anthropic-ai/sdk";
+/** s04: s03's loop, plus a model call that fails told to the listeners before it is thrown. */
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { ALL_TOOLS, notRun, runToolCalls, type ToolMap, toApiTool, toolMap } from "@harness/s02-tool-dispatch";
-import { type AgentStopReason, type StreamObserver, streamTurn } from "@harness/s03-streaming";
+import type { AbortableStopReason, SendTurn, StreamEvent } from "@harness/s03-streaming";
 import {
   type AgentLoopResult,
   AgentTurn,
-  addUsage,
   appendAssistantTurn,
   DEFAULT_MAX_TOKENS,
   DEFAULT_MAX_TURNS,
+  type Emit,
+  type LoopEvent,
+  runTally,
   stopReasonFor,
-  type ToolCall,
-  type ToolResult,
   toResultBlock,
 } from "@harness/shared";
-import { RunRecorder } from "./run-recorder.ts";
-import { TraceWriter, traceDir } from "./trace-writer.ts";
+import type { ModelErrorEvent } from "./index.ts";
 
 /** How one run of the loop is set up. */
 export interface AgentLoopOptions {
   /** Model id sent with every request. */
   model: string;
-  /** Directory the tools work in; file tools refuse paths outside it. */
+  /** Directory the tools work in. */
   cwd: string;
   /** The tools offered (default: `ALL_TOOLS`, the six of s02). */
   tools?: ToolMap;
@@ -39,62 +32,34 @@ export interface AgentLoopOptions {
   bashTimeoutMs?: number;
   /** The system prompt (default: a short one naming the working directory). */
   system?: string;
+  /** Told what happens, as it happens (the terminal view listens); the loop works the same without it. */
+  emit?: Emit<LoopEvent | StreamEvent | ModelErrorEvent>;
   /** Aborting it stops the request, the stream or the running tools; the loop returns `aborted`. */
   signal?: AbortSignal;
-  /** Record into `<traceId>.jsonl` in the project's trace directory (`traceDir(cwd)`). */
-  traceId?: string;
-  /** Record with this writer instead (a REPL session shares one across its runs). */
-  trace?: TraceWriter;
-  /** Told about each step, for display; the loop works the same without it. */
-  observer?: LoopObserver;
-}
-
-/** What the loop tells its observer (the CLI prints these): the stream's progress, then the rest. */
-export interface LoopObserver extends StreamObserver {
-  /** Before each model call; `turnNumber` counts from 1. */
-  modelCall?(turnNumber: number): void;
-  /** After each model call, with the turn as read from the response. */
-  turn?(turn: AgentTurn): void;
-  /** Before a tool call runs. */
-  toolCall?(call: ToolCall): void;
-  /** After a tool call ran, with the result the model will read. */
-  toolResult?(call: ToolCall, result: ToolResult): void;
 }
 
 /**
- * Run the loop on `messages` (which end with the user's prompt), recording each iteration.
- * Contract: each record is on disk before the loop goes on; the last record of a run is its
- * result (or the error that ended it). Every tool_use gets its tool_result, as in s03.
+ * Run the loop on `messages` (which end with the user's prompt) until the model answers, a turn
+ * is cut short, or the turn budget is spent. The history is extended in place.
+ * Contract: on every return, each tool_use in `messages` has its tool_result. An API error
+ * (after the SDK's retries) is thrown, with the history left as it was before that call.
+ * On every return, `aborted` included; a stream that fails is thrown the same way.
+ * Every run ends with an event: `end` when it returns, `model_error` before an error is thrown.
  */
 export async function agentLoop(
-  client: Anthropic,
+  send: SendTurn,
   messages: MessageParam[],
   options: AgentLoopOptions,
-): Promise<AgentLoopResult<AgentStopReason>> {
+): Promise<AgentLoopResult<AbortableStopReason>> {
   const tools = options.tools ?? toolMap(ALL_TOOLS);
-  const signal = options.signal ?? new AbortController().signal;
   const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
   const system = options.system ?? `You are a coding agent working in ${options.cwd}. Use the tools. Be brief.`;
-  const observer = options.observer ?? {};
-  const trace =
-    options.trace ?? (options.traceId ? new TraceWriter(options.traceId, traceDir(options.cwd)) : undefined);
-  const recorder = new RunRecorder(trace);
-  let usage = { inputTokens: 0, outputTokens: 0 };
-  let toolCalls = 0;
-  let last: AgentTurn | null = null;
-  const result = (stopReason: AgentStopReason, turns: number): AgentLoopResult<AgentStopReason> =>
-    recorder.finish({
-      stopReason,
-      turns,
-      toolCalls,
-      finalText: last?.text ?? "",
-      providerStopReason: last?.providerStopReason ?? null,
-      usage,
-    });
+  const emit = options.emit ?? (() => {});
+  const tally = runTally(emit); // usage, tool calls, the last turn: what the result is made of
+  const signal = options.signal ?? new AbortController().signal;
 
   for (let turns = 1; ; turns++) {
-    if (signal.aborted) return result("aborted", turns - 1);
-    observer.modelCall?.(turns);
+    if (signal.aborted) return tally.end("aborted", turns - 1);
     const request = {
       model: options.model,
       max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
@@ -102,14 +67,16 @@ export async function agentLoop(
       tools: [...tools.values()].map(toApiTool),
       messages,
     };
-    const iteration = recorder.iteration(turns, request);
-    const response = await iteration.modelCall(streamTurn(client, request, signal, iteration.observe(observer)));
-    if (!response) return result("aborted", turns); // the half-streamed turn is dropped
+    emit({ type: "model_call", turnNumber: turns, request });
+    const response = await send(request, signal, emit).catch((error: unknown) => {
+      emit({ type: "model_error", error }); // a run that fails is the one you will want to read
+      throw error;
+    });
+    if (!response) return tally.end("aborted", turns); // the half-streamed turn is dropped
     const turn = AgentTurn.fromResponse(response);
-    last = turn;
-    usage = addUsage(usage, turn.usage);
+    tally.turn(turn);
     appendAssistantTurn(messages, turn);
-    observer.turn?.(turn);
+    emit({ type: "turn", turn, response });
 
     const stop = stopReasonFor(turn);
     if (stop) {
@@ -117,26 +84,19 @@ export async function agentLoop(
       if (turn.toolCalls.length > 0) {
         messages.push({ role: "user", content: turn.toolCalls.map((call) => toResultBlock(call, notRun(turn))) });
       }
-      return result(stop, turns);
+      return tally.end(stop, turns);
     }
 
     if (turn.toolCalls.length > 0) {
       // reads at once, anything else one by one; the outputs come back in tool_use order
       const context = { cwd: options.cwd, signal, bashTimeoutMs: options.bashTimeoutMs };
-      const timed = {
-        toolCall: (call: ToolCall) => {
-          iteration.toolStarted(call);
-          observer.toolCall?.(call);
-        },
-        toolResult: iteration.toolFinished(observer.toolResult),
-      };
-      const outputs = await runToolCalls(tools, turn.toolCalls, context, timed);
-      toolCalls += outputs.length;
-      // every call answered, in tool_use order, all in ONE user message, even when interrupted
+      const outputs = await runToolCalls(tools, turn.toolCalls, context, emit);
+      tally.ran(outputs.length);
+      // every call answered, in tool_use order, all in ONE user message
       messages.push({ role: "user", content: turn.toolCalls.map((call, i) => toResultBlock(call, outputs[i])) });
     }
-    if (signal.aborted) return result("aborted", turns);
+    if (signal.aborted) return tally.end("aborted", turns);
     // no tool calls and no stop: pause_turn, so the history goes back as it is
-    if (turns >= maxTurns) return result("max_turns", turns);
+    if (turns >= maxTurns) return tally.end("max_turns", turns);
   }
 }

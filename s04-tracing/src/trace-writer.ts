@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { harnessDataDir } from "./harness-data-dir.ts";
 import { readTrace } from "./read-trace.ts";
-import { knownSecrets, redactLine } from "./redact.ts";
+import { redactLine } from "./redact.ts";
 import { freezeRequest, requestDelta, type SentRequest } from "./request-delta.ts";
 import { type ErrorRecord, type IterationRecord, isValidTraceId, type TraceRecord } from "./trace-record.ts";
 
@@ -40,7 +40,7 @@ export class TraceWriter {
   readonly path: string;
   /** Which run of the session the next records belong to. */
   run = 0;
-  private readonly secrets: string[];
+  private readonly secrets: readonly string[];
   /** The number of the last request in the file. */
   private requests = 0;
   /** The last request this writer wrote: the next one is written as what is new since it. */
@@ -51,7 +51,7 @@ export class TraceWriter {
   constructor(
     readonly traceId: string,
     dir: string,
-    secrets: string[] = knownSecrets(),
+    secrets: readonly string[],
   ) {
     if (!isValidTraceId(traceId)) throw new Error(`invalid trace id "${traceId}": use letters, digits, . _ -`);
     mkdirSync(dir, { recursive: true });

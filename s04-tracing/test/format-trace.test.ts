@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatList, formatShow } from "../src/format-trace.ts";
+import { formatList, formatShow } from "../src/viewer/format-trace.ts";
 import type { LoadedTrace, TraceSummary } from "../src/read-trace.ts";
 import type { IterationRecord, TraceRecord } from "../src/trace-record.ts";
 

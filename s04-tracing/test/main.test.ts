@@ -31,7 +31,7 @@ import {
 import { historyProblems, isValidHistory } from "@harness/shared";
 import { cleanUpAfter, runInProcess } from "@harness/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { formatShow } from "../src/format-trace.ts";
+import { formatShow } from "../src/viewer/format-trace.ts";
 import { main } from "../src/main.ts";
 import { type LoadedTrace, readTrace, requestOf, sentRequests, summariseTrace } from "../src/read-trace.ts";
 import type { IterationRecord, ResultRecord } from "../src/trace-record.ts";

@@ -26,7 +26,7 @@ import { chapter as s03Chapter } from "../../s03-streaming/src/main.ts";
 import { projectSlug } from "../src/harness-data-dir.ts";
 import { main } from "../src/main.ts";
 import { knownSecrets, redactLine } from "../src/redact.ts";
-import { runTraceCli } from "../src/trace-cli.ts";
+import { runTraceCli } from "../src/viewer/trace-cli.ts";
 import { isValidTraceId, TRACE_FORMAT } from "../src/trace-record.ts";
 import { traceDir } from "../src/trace-writer.ts";
 import { scriptedTrace } from "./scripted-trace.ts";
@@ -44,7 +44,7 @@ const SCRIPTS = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).scr
 const MAINS: Record<string, ChapterMain> = {
   "s03-streaming/src/main.ts": (argv, io) => runChapterCli(s03Chapter, argv, io),
   "s04-tracing/src/main.ts": main,
-  "s04-tracing/src/trace-cli.ts": async (argv, io) => runTraceCli(argv, io),
+  "s04-tracing/src/viewer/trace-cli.ts": async (argv, io) => runTraceCli(argv, io),
 };
 
 /** Every key path of a JSON value, arrays read through their first element. */

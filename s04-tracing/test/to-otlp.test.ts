@@ -7,7 +7,7 @@ import { isValidHistory } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../src/agent-loop.ts";
 import { type LoadedTrace, readTrace } from "../src/read-trace.ts";
-import { type OtlpSpan, toOtlp } from "../src/to-otlp.ts";
+import { type OtlpSpan, toOtlp } from "../src/viewer/to-otlp.ts";
 import type { IterationRecord, ResultRecord } from "../src/trace-record.ts";
 import { TraceWriter } from "../src/trace-writer.ts";
 import { scriptedTrace } from "./scripted-trace.ts";

@@ -8,7 +8,7 @@ import { reply, textReply, toolUse } from "@harness/scripted-model";
 import { isValidHistory } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { projectSlug } from "../src/harness-data-dir.ts";
-import { runTraceCli } from "../src/trace-cli.ts";
+import { runTraceCli } from "../src/viewer/trace-cli.ts";
 import { scriptedTrace } from "./scripted-trace.ts";
 
 /** A HARNESS_HOME that holds nothing, so no test reads or writes the real ~/.harness. */
@@ -198,7 +198,7 @@ describe("runTraceCli", () => {
     const empty = mkdtempSync(join(tmpdir(), "s03-cli-"));
     const child = spawnSync(
       process.execPath,
-      ["--import", "tsx", join(linked, "trace-cli.ts"), "list", "--dir", empty],
+      ["--import", "tsx", join(linked, "viewer", "trace-cli.ts"), "list", "--dir", empty],
       {
         cwd: REPO_ROOT,
         encoding: "utf8",

@@ -7,6 +7,8 @@ export * from "./bounded-output.ts";
 export * from "./denied-command.ts";
 export * from "./history-problems.ts";
 export * from "./loop-defaults.ts";
+export * from "./loop-event.ts";
 export * from "./run-bash.ts";
+export * from "./run-tally.ts";
 export * from "./stop-reason-for.ts";
 export * from "./tool-result.ts";
