@@ -1,35 +1,27 @@
-/**
- * s05: the same loop as s04, with a permission check in front of every tool call. Each call is
- * allowed, denied or asked about, from the user's rules and mode; a refused call is answered with
- * why, and the loop goes on. The check lives in permission-gate.ts, and reaches the calls through
- * s02's seam for running one call (`runToolCalls`' last argument); nothing else changes.
- */
-import type Anthropic from "@anthropic-ai/sdk";
+/** s05: s04's loop, plus a `runCall` seam through which every tool call passes a permission gate. */
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import type { CallRunner } from "@harness/s02-tool-dispatch";
 import { ALL_TOOLS, notRun, runToolCalls, type ToolMap, toApiTool, toolMap } from "@harness/s02-tool-dispatch";
-import { type AgentStopReason, type StreamObserver, streamTurn } from "@harness/s03-streaming";
-import { RunRecorder, TraceWriter, traceDir } from "@harness/s04-tracing";
+import type { AbortableStopReason, SendTurn, StreamEvent } from "@harness/s03-streaming";
+import type { ModelErrorEvent } from "@harness/s04-tracing";
 import {
   type AgentLoopResult,
   AgentTurn,
-  addUsage,
   appendAssistantTurn,
   DEFAULT_MAX_TOKENS,
   DEFAULT_MAX_TURNS,
+  type Emit,
+  type LoopEvent,
+  runTally,
   stopReasonFor,
-  type ToolCall,
-  type ToolResult,
   toResultBlock,
 } from "@harness/shared";
-import { defaultPermissionSettings, type PermissionSettings } from "./load-settings.ts";
-import { type AskPermission, permissionGate } from "./permission-gate.ts";
-import type { PermissionMode } from "./permission-mode.ts";
 
 /** How one run of the loop is set up. */
 export interface AgentLoopOptions {
   /** Model id sent with every request. */
   model: string;
-  /** Directory the tools work in; file tools refuse paths outside it. */
+  /** Directory the tools work in. */
   cwd: string;
   /** The tools offered (default: `ALL_TOOLS`, the six of s02). */
   tools?: ToolMap;
@@ -41,72 +33,37 @@ export interface AgentLoopOptions {
   bashTimeoutMs?: number;
   /** The system prompt (default: a short one naming the working directory). */
   system?: string;
+  /** Told what happens, as it happens (the terminal view listens); the loop works the same without it. */
+  emit?: Emit<LoopEvent | StreamEvent | ModelErrorEvent>;
   /** Aborting it stops the request, the stream or the running tools; the loop returns `aborted`. */
   signal?: AbortSignal;
-  /** Record into `<traceId>.jsonl` in the project's trace directory (`traceDir(cwd)`). */
-  traceId?: string;
-  /** Record with this writer instead (a REPL session shares one across its runs). */
-  trace?: TraceWriter;
-  /** Told about each step, for display; the loop works the same without it. */
-  observer?: LoopObserver;
-  /** The rules in force (`loadPermissionSettings`); "always" adds to them. Default: the default denies alone. */
-  permissions?: PermissionSettings;
-  /** What a call no rule names does (default: the settings' `defaultMode`). */
-  permissionMode?: PermissionMode;
-  /** Asked about each call that asks; without it, the answer is no. */
-  ask?: AskPermission;
-}
-
-/** What the loop tells its observer (the CLI prints these): the stream's progress, then the rest. */
-export interface LoopObserver extends StreamObserver {
-  /** Before each model call; `turnNumber` counts from 1. */
-  modelCall?(turnNumber: number): void;
-  /** After each model call, with the turn as read from the response. */
-  turn?(turn: AgentTurn): void;
-  /** Before a tool call runs. */
-  toolCall?(call: ToolCall): void;
-  /** After a tool call ran, with the result the model will read. */
-  toolResult?(call: ToolCall, result: ToolResult): void;
+  /** Runs each tool call (default: s02's `dispatch`); main.ts hands in the permission gate. */
+  runCall?: CallRunner;
 }
 
 /**
- * Run the loop on `messages` (which end with the user's prompt), each tool call checked first.
- * Contract: a call runs only when allowed (by a rule, the mode, or the user's answer); a refused
- * call gets an error result saying why. Every tool_use gets its tool_result, and each iteration is
- * recorded, as in s04.
+ * Run the loop on `messages` (which end with the user's prompt) until the model answers, a turn
+ * is cut short, or the turn budget is spent. The history is extended in place.
+ * Contract: on every return, each tool_use in `messages` has its tool_result. An API error
+ * (after the SDK's retries) is thrown, with the history left as it was before that call.
+ * On every return, `aborted` included; a stream that fails is thrown the same way.
+ * Every run ends with an event: `end` when it returns, `model_error` before an error is thrown.
+ * Each call runs through `runCall`: one it refuses is answered with why, and the loop goes on.
  */
 export async function agentLoop(
-  client: Anthropic,
+  send: SendTurn,
   messages: MessageParam[],
   options: AgentLoopOptions,
-): Promise<AgentLoopResult<AgentStopReason>> {
+): Promise<AgentLoopResult<AbortableStopReason>> {
   const tools = options.tools ?? toolMap(ALL_TOOLS);
-  const signal = options.signal ?? new AbortController().signal;
   const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
   const system = options.system ?? `You are a coding agent working in ${options.cwd}. Use the tools. Be brief.`;
-  const observer = options.observer ?? {};
-  const trace =
-    options.trace ?? (options.traceId ? new TraceWriter(options.traceId, traceDir(options.cwd)) : undefined);
-  const recorder = new RunRecorder(trace);
-  const permissions = options.permissions ?? defaultPermissionSettings();
-  const mode = options.permissionMode ?? permissions.defaultMode;
-  const checked = permissionGate({ settings: permissions, mode, ask: options.ask });
-  let usage = { inputTokens: 0, outputTokens: 0 };
-  let toolCalls = 0;
-  let last: AgentTurn | null = null;
-  const result = (stopReason: AgentStopReason, turns: number): AgentLoopResult<AgentStopReason> =>
-    recorder.finish({
-      stopReason,
-      turns,
-      toolCalls,
-      finalText: last?.text ?? "",
-      providerStopReason: last?.providerStopReason ?? null,
-      usage,
-    });
+  const emit = options.emit ?? (() => {});
+  const tally = runTally(emit); // usage, tool calls, the last turn: what the result is made of
+  const signal = options.signal ?? new AbortController().signal;
 
   for (let turns = 1; ; turns++) {
-    if (signal.aborted) return result("aborted", turns - 1);
-    observer.modelCall?.(turns);
+    if (signal.aborted) return tally.end("aborted", turns - 1);
     const request = {
       model: options.model,
       max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
@@ -114,14 +71,16 @@ export async function agentLoop(
       tools: [...tools.values()].map(toApiTool),
       messages,
     };
-    const iteration = recorder.iteration(turns, request);
-    const response = await iteration.modelCall(streamTurn(client, request, signal, iteration.observe(observer)));
-    if (!response) return result("aborted", turns); // the half-streamed turn is dropped
+    emit({ type: "model_call", turnNumber: turns, request });
+    const response = await send(request, signal, emit).catch((error: unknown) => {
+      emit({ type: "model_error", error }); // a run that fails is the one you will want to read
+      throw error;
+    });
+    if (!response) return tally.end("aborted", turns); // the half-streamed turn is dropped
     const turn = AgentTurn.fromResponse(response);
-    last = turn;
-    usage = addUsage(usage, turn.usage);
+    tally.turn(turn);
     appendAssistantTurn(messages, turn);
-    observer.turn?.(turn);
+    emit({ type: "turn", turn, response });
 
     const stop = stopReasonFor(turn);
     if (stop) {
@@ -129,27 +88,19 @@ export async function agentLoop(
       if (turn.toolCalls.length > 0) {
         messages.push({ role: "user", content: turn.toolCalls.map((call) => toResultBlock(call, notRun(turn))) });
       }
-      return result(stop, turns);
+      return tally.end(stop, turns);
     }
 
     if (turn.toolCalls.length > 0) {
       // reads at once, anything else one by one; the outputs come back in tool_use order
       const context = { cwd: options.cwd, signal, bashTimeoutMs: options.bashTimeoutMs };
-      const timed = {
-        toolCall: (call: ToolCall) => {
-          iteration.toolStarted(call);
-          observer.toolCall?.(call);
-        },
-        toolResult: iteration.toolFinished(observer.toolResult),
-      };
-      // each call through the permission check: run, refused with why, or asked about
-      const outputs = await runToolCalls(tools, turn.toolCalls, context, timed, checked);
-      toolCalls += outputs.length;
-      // every call answered, in tool_use order, all in ONE user message, even when interrupted
+      const outputs = await runToolCalls(tools, turn.toolCalls, context, emit, options.runCall);
+      tally.ran(outputs.length);
+      // every call answered, in tool_use order, all in ONE user message
       messages.push({ role: "user", content: turn.toolCalls.map((call, i) => toResultBlock(call, outputs[i])) });
     }
-    if (signal.aborted) return result("aborted", turns);
+    if (signal.aborted) return tally.end("aborted", turns);
     // no tool calls and no stop: pause_turn, so the history goes back as it is
-    if (turns >= maxTurns) return result("max_turns", turns);
+    if (turns >= maxTurns) return tally.end("max_turns", turns);
   }
 }

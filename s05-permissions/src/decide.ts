@@ -20,15 +20,15 @@
 import { isAbsolute, join } from "node:path";
 import type { ToolCall } from "@harness/shared";
 import { BEHAVIOR_RANK, type Behavior, type Decision } from "./decision.ts";
-import { DEFAULT_SOURCE } from "./default-denies.ts";
-import { expandGlob } from "./expand-glob.ts";
-import type { PermissionSettings, RuleBehavior, SourcedRule } from "./load-settings.ts";
-import { commandMatches } from "./match-command.ts";
-import { isEditableInside, pathForms, pathMatches } from "./match-path.ts";
 import { type AccessKind, modeBaseline, type PermissionMode, PLANNING } from "./permission-mode.ts";
-import type { ShellWord } from "./read-word.ts";
-import { type CourseToolName, EDIT_TOOLS, RULE_TOOLS } from "./rule-tools.ts";
-import { splitCommand } from "./split-command.ts";
+import { DEFAULT_SOURCE } from "./rules/default-denies.ts";
+import { expandGlob } from "./rules/expand-glob.ts";
+import type { PermissionSettings, RuleBehavior, SourcedRule } from "./rules/load-settings.ts";
+import { isEditableInside, pathForms, pathMatches } from "./rules/match-path.ts";
+import { type CourseToolName, EDIT_TOOLS, RULE_TOOLS } from "./rules/rule-tools.ts";
+import { commandMatches } from "./shell/match-command.ts";
+import type { ShellWord } from "./shell/read-word.ts";
+import { splitCommand } from "./shell/split-command.ts";
 
 /** One part of a call, decided: the subject says which part, for the sentence. */
 interface Part {

@@ -12,16 +12,17 @@
  * batch are decided one by one; a refused call does not stop the others. Questions are put one at
  * a time, even for calls that run at once.
  */
-
-import type { AskAnswer } from "@harness/cli";
 import { type CallRunner, codedError, dispatch, type ToolMap } from "@harness/s02-tool-dispatch";
 import type { ToolCall, ToolResult } from "@harness/shared";
-import { allowRulesFor, withAllowRules } from "./allow-rules.ts";
 import { decide, decidePath } from "./decide.ts";
 import type { Decision } from "./decision.ts";
-import type { PermissionSettings } from "./load-settings.ts";
-import { isRuleSyntaxError, type PermissionRule, parseRule } from "./parse-rule.ts";
 import type { PermissionMode } from "./permission-mode.ts";
+import { allowRulesFor, withAllowRules } from "./rules/allow-rules.ts";
+import type { PermissionSettings } from "./rules/load-settings.ts";
+import { isRuleSyntaxError, type PermissionRule, parseRule } from "./rules/parse-rule.ts";
+
+/** What the user can answer a permission question: yes, no, or always (allow its like from now on). */
+export type PermissionAnswer = "yes" | "no" | "always";
 
 /** Why a call was refused: a rule or the mode denied it, or it asked and the answer was no. */
 export type RefusalCode = "denied" | "not_approved";
@@ -33,13 +34,13 @@ export interface PermissionRequest {
   /** The question, on one line: what asks, and why. */
   question: string;
   /** The answers offered: yes and no, and always when a rule can allow the call. */
-  choices: AskAnswer[];
+  choices: PermissionAnswer[];
   /** The allow rules an "always" answer adds (none when no allow rule can let the call through). */
   rules: string[];
 }
 
 /** Puts a request to the user. Contract: resolves to one of `request.choices`; never rejects. */
-export type AskPermission = (request: PermissionRequest) => Promise<AskAnswer>;
+export type AskPermission = (request: PermissionRequest) => Promise<PermissionAnswer>;
 
 /** What the check needs: the rules, the mode, and someone to ask. */
 export interface PermissionGateOptions {
@@ -89,16 +90,16 @@ async function askAbout(
   call: ToolCall,
   options: PermissionGateOptions,
   cwd: string,
-): Promise<{ answer: AskAnswer; decision: Decision; rules: string[] }> {
+): Promise<{ answer: PermissionAnswer; decision: Decision; rules: string[] }> {
   const { settings, mode } = options;
   const decision = decide(call, settings, mode, cwd);
   if (decision.behavior !== "ask") return { answer: decision.behavior === "allow" ? "yes" : "no", decision, rules: [] };
   const rules = allowRulesFor(call, settings, mode, cwd);
-  const choices: AskAnswer[] = rules.length > 0 ? ["yes", "no", "always"] : ["yes", "no"];
+  const choices: PermissionAnswer[] = rules.length > 0 ? ["yes", "no", "always"] : ["yes", "no"];
   const always = rules.length > 0 ? ` (always allows ${rules.join(", ")})` : "";
   const question = `${whatAsks(decision)}. Run it?${always}`;
   const answer = options.ask
-    ? await options.ask({ call, decision, question, choices, rules }).catch((): AskAnswer => "no")
+    ? await options.ask({ call, decision, question, choices, rules }).catch((): PermissionAnswer => "no")
     : "no";
   if (answer === "always") {
     const parsed = rules.map(parseRule).filter((rule): rule is PermissionRule => !isRuleSyntaxError(rule));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isRuleSyntaxError, parseRule } from "../src/index.ts";
-import { commandMatches } from "../src/match-command.ts";
+import { commandMatches } from "../src/shell/match-command.ts";
 
 function matches(rule: string, command: string, loose = false): boolean {
   const parsed = parseRule(rule);

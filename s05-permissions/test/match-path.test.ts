@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isRuleSyntaxError, parseRule } from "../src/index.ts";
-import { pathForms, pathMatches } from "../src/match-path.ts";
+import { pathForms, pathMatches } from "../src/rules/match-path.ts";
 import { tempProject } from "./temp-project.ts";
 
 function matches(rule: string, path: string, cwd: string, wide = false): boolean {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { literalWord } from "../src/read-word.ts";
-import { unwrapCommand } from "../src/unwrap-command.ts";
+import { literalWord } from "../src/shell/read-word.ts";
+import { unwrapCommand } from "../src/shell/unwrap-command.ts";
 
 function unwrap(line: string) {
   const result = unwrapCommand(line.split(" ").map(literalWord));

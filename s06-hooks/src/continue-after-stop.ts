@@ -6,7 +6,7 @@
  * blocks therefore costs exactly one more model call, never a loop without end. The turn budget
  * (`--max-turns`) still applies: a continuation it has no room for ends the run with `max_turns`.
  */
-import type { HookVerdict } from "./combine-hook-outcomes.ts";
+import type { HookVerdict } from "./runner/combine-hook-outcomes.ts";
 
 /** What the loop does once its Stop hooks have run. */
 export type StopDecision =

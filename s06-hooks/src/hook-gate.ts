@@ -15,10 +15,10 @@ import {
   refusal,
 } from "@harness/s05-permissions";
 import type { ToolCall, ToolResult } from "@harness/shared";
-import { combinePermission } from "./combine-permission.ts";
-import { type HookSession, postToolUseInput, preToolUseInput } from "./hook-input.ts";
-import type { HookCommand } from "./load-hooks.ts";
-import { runHooks } from "./run-hooks.ts";
+import { combinePermission } from "./runner/combine-permission.ts";
+import { type HookSession, postToolUseInput, preToolUseInput } from "./runner/hook-input.ts";
+import type { HookCommand } from "./runner/load-hooks.ts";
+import { runHooks } from "./runner/run-hooks.ts";
 
 /** What the hooks around a call need. */
 export interface HookGateOptions {

@@ -19,12 +19,12 @@ import {
 } from "@harness/s05-permissions";
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
 import { agentLoop } from "./agent-loop.ts";
-import type { AgentStopReason } from "./agent-stop-reason.ts";
-import { type HookInput, type HookSession, sessionStartInput } from "./hook-input.ts";
-import { type LoadedHooks, loadHooks } from "./load-hooks.ts";
-import { killRunningHooks } from "./run-hook.ts";
-import { runHooks } from "./run-hooks.ts";
-import { decideTrust } from "./trust.ts";
+import type { AgentStopReason } from "./hook-stop-reason.ts";
+import { type HookInput, type HookSession, sessionStartInput } from "./runner/hook-input.ts";
+import { type LoadedHooks, loadHooks } from "./runner/load-hooks.ts";
+import { killRunningHooks } from "./runner/run-hook.ts";
+import { runHooks } from "./runner/run-hooks.ts";
+import { decideTrust } from "./runner/trust.ts";
 
 /** What a session's hooks start with, decided once, before its first prompt. */
 export interface StartedHooks {

@@ -6,9 +6,9 @@
  */
 import type { MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import { oneLine } from "./continue-after-stop.ts";
-import { type HookSession, userPromptInput } from "./hook-input.ts";
-import type { HookCommand } from "./load-hooks.ts";
-import { type RunHooksOptions, runHooks } from "./run-hooks.ts";
+import { type HookSession, userPromptInput } from "./runner/hook-input.ts";
+import type { HookCommand } from "./runner/load-hooks.ts";
+import { type RunHooksOptions, runHooks } from "./runner/run-hooks.ts";
 
 /** How a prompt is submitted. */
 export interface SubmitPromptOptions extends RunHooksOptions {

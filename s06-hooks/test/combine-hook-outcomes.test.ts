@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { combineHookOutcomes } from "../src/combine-hook-outcomes.ts";
-import type { HookEventName } from "../src/hook-input.ts";
-import type { HookOutcome, HookOutput } from "../src/read-hook-run.ts";
-import type { HookRun } from "../src/run-hook.ts";
+import { combineHookOutcomes } from "../src/runner/combine-hook-outcomes.ts";
+import type { HookEventName } from "../src/runner/hook-input.ts";
+import type { HookOutcome, HookOutput } from "../src/runner/read-hook-run.ts";
+import type { HookRun } from "../src/runner/run-hook.ts";
 import { commandHook } from "./command-hook.ts";
 
 /** Outcomes as readHookRun gives them, each with the run of a hook named after its place. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { HookVerdict, PermissionBehavior } from "../src/combine-hook-outcomes.ts";
-import { combinePermission, type RulesDecision } from "../src/combine-permission.ts";
+import type { HookVerdict, PermissionBehavior } from "../src/runner/combine-hook-outcomes.ts";
+import { combinePermission, type RulesDecision } from "../src/runner/combine-permission.ts";
 
 /** A PreToolUse verdict whose hooks decided `behavior` (or nothing). */
 function hooks(behavior?: PermissionBehavior): HookVerdict {

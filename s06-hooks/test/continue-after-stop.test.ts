@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { HookVerdict } from "../src/combine-hook-outcomes.ts";
+import type { HookVerdict } from "../src/runner/combine-hook-outcomes.ts";
 import { continueAfterStop, oneLine } from "../src/continue-after-stop.ts";
 
 const verdict = (fields: Partial<HookVerdict> = {}): HookVerdict => ({

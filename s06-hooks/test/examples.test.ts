@@ -19,10 +19,10 @@ import { fileURLToPath } from "node:url";
 import type { ToolCall } from "@harness/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { continueAfterStop } from "../src/continue-after-stop.ts";
-import { type HookSession, postToolUseInput, preToolUseInput, stopInput } from "../src/hook-input.ts";
-import { type LoadedHooks, loadHooks, PROJECT_SETTINGS } from "../src/load-hooks.ts";
-import { runHooks } from "../src/run-hooks.ts";
-import { decideTrust, trustHooks } from "../src/trust.ts";
+import { type HookSession, postToolUseInput, preToolUseInput, stopInput } from "../src/runner/hook-input.ts";
+import { type LoadedHooks, loadHooks, PROJECT_SETTINGS } from "../src/runner/load-hooks.ts";
+import { runHooks } from "../src/runner/run-hooks.ts";
+import { decideTrust, trustHooks } from "../src/runner/trust.ts";
 
 const EXAMPLES = join(dirname(fileURLToPath(import.meta.url)), "..", "examples");
 

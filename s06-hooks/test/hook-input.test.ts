@@ -6,7 +6,7 @@ import {
   stopInput,
   toolInputForHooks,
   userPromptInput,
-} from "../src/hook-input.ts";
+} from "../src/runner/hook-input.ts";
 
 const session = { sessionId: "session-7", cwd: "/work/project" };
 

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { LOCAL_SETTINGS, loadHooks, PROJECT_SETTINGS } from "../src/load-hooks.ts";
+import { LOCAL_SETTINGS, loadHooks, PROJECT_SETTINGS } from "../src/runner/load-hooks.ts";
 
 let cwd: string;
 

@@ -1,7 +1,7 @@
 import type { ToolCall } from "@harness/shared";
 import { describe, expect, it } from "vitest";
-import { preToolUseInput, sessionStartInput, stopInput, userPromptInput } from "../src/hook-input.ts";
-import { matcherProblem, matchesSubject, matchHooks } from "../src/match-hooks.ts";
+import { preToolUseInput, sessionStartInput, stopInput, userPromptInput } from "../src/runner/hook-input.ts";
+import { matcherProblem, matchesSubject, matchHooks } from "../src/runner/match-hooks.ts";
 import { commandHook } from "./command-hook.ts";
 
 const session = { sessionId: "s", cwd: "/project" };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { readHookRun } from "../src/read-hook-run.ts";
-import type { HookRun } from "../src/run-hook.ts";
+import { readHookRun } from "../src/runner/read-hook-run.ts";
+import type { HookRun } from "../src/runner/run-hook.ts";
 import { commandHook } from "./command-hook.ts";
 
 /** A run as runHook returns it: exit 0, nothing printed, unless `fields` say otherwise. */

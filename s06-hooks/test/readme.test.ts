@@ -27,11 +27,11 @@ import {
 } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
 import { main as s05Main } from "../../s05-permissions/src/main.ts";
-import { HOOK_EVENTS } from "../src/hook-input.ts";
-import { DEFAULT_HOOK_TIMEOUT_SECONDS, loadHooks, PROJECT_SETTINGS } from "../src/load-hooks.ts";
+import { HOOK_EVENTS } from "../src/runner/hook-input.ts";
+import { DEFAULT_HOOK_TIMEOUT_SECONDS, loadHooks, PROJECT_SETTINGS } from "../src/runner/load-hooks.ts";
 import { main } from "../src/main.ts";
-import { CLAUDE_CODE_TOOL_NAMES } from "../src/match-hooks.ts";
-import { TRUST_FILE } from "../src/trust.ts";
+import { CLAUDE_CODE_TOOL_NAMES } from "../src/runner/match-hooks.ts";
+import { TRUST_FILE } from "../src/runner/trust.ts";
 
 const CHAPTER = join(REPO_ROOT, "s06-hooks");
 const CLI = readChapterCli(CHAPTER);

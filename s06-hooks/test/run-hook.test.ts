@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type HookInput, preToolUseInput } from "../src/hook-input.ts";
-import { killRunningHooks, runHook } from "../src/run-hook.ts";
+import { type HookInput, preToolUseInput } from "../src/runner/hook-input.ts";
+import { killRunningHooks, runHook } from "../src/runner/run-hook.ts";
 import { commandHook } from "./command-hook.ts";
 import { isGroupRunning, isRunning, until } from "./processes.ts";
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolCall } from "@harness/shared";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { combinePermission } from "../src/combine-permission.ts";
+import { combinePermission } from "../src/runner/combine-permission.ts";
 import { continueAfterStop } from "../src/continue-after-stop.ts";
 import {
   type HookSession,
@@ -12,8 +12,8 @@ import {
   sessionStartInput,
   stopInput,
   userPromptInput,
-} from "../src/hook-input.ts";
-import { runHooks } from "../src/run-hooks.ts";
+} from "../src/runner/hook-input.ts";
+import { runHooks } from "../src/runner/run-hooks.ts";
 import { commandHook } from "./command-hook.ts";
 
 let cwd: string;

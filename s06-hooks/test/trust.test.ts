@@ -11,10 +11,10 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sessionStartInput } from "../src/hook-input.ts";
-import { LOCAL_SETTINGS, loadHooks, PROJECT_SETTINGS } from "../src/load-hooks.ts";
-import { runHooks } from "../src/run-hooks.ts";
-import { decideTrust, TRUST_FILE, type TrustAnswer, trustHooks, trustState } from "../src/trust.ts";
+import { sessionStartInput } from "../src/runner/hook-input.ts";
+import { LOCAL_SETTINGS, loadHooks, PROJECT_SETTINGS } from "../src/runner/load-hooks.ts";
+import { runHooks } from "../src/runner/run-hooks.ts";
+import { decideTrust, TRUST_FILE, type TrustAnswer, trustHooks, trustState } from "../src/runner/trust.ts";
 
 let root: string;
 let project: string;

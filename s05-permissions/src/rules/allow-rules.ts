@@ -10,11 +10,11 @@
  */
 import { isAbsolute, relative, resolve } from "node:path";
 import type { ToolCall } from "@harness/shared";
-import { decide } from "./decide.ts";
+import { decide } from "../../decide.ts";
+import type { PermissionMode } from "../../permission-mode.ts";
+import { splitCommand } from "../../shell/split-command.ts";
 import type { PermissionSettings, SourcedRule } from "./load-settings.ts";
 import { isRuleSyntaxError, type PermissionRule, parseRule } from "./parse-rule.ts";
-import type { PermissionMode } from "./permission-mode.ts";
-import { splitCommand } from "./split-command.ts";
 
 /** The source of a rule that an "always" answer added. */
 export const SESSION_SOURCE = "this session";

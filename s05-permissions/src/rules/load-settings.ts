@@ -20,9 +20,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { findNodeAtLocation, type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
 import { z } from "zod";
+import { PERMISSION_MODES, type PermissionMode } from "../../permission-mode.ts";
 import { DEFAULT_DENY_RULES, DEFAULT_SOURCE, DISABLE_DEFAULT_DENIES } from "./default-denies.ts";
 import { isRuleSyntaxError, type PermissionRule, parseRule } from "./parse-rule.ts";
-import { PERMISSION_MODES, type PermissionMode } from "./permission-mode.ts";
 import { SettingsError } from "./settings-error.ts";
 
 /** The project's settings file, relative to the working directory. */
