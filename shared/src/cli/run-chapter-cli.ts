@@ -176,6 +176,14 @@ export async function runChapterCli<R extends string>(
   // the REPL's line reader: made at once, with its lines buffered, so none typed ahead is lost
   const reader = options.prompt === undefined ? openReader(io, `${chapter.command} >> `) : undefined;
   const lines = reader?.[Symbol.asyncIterator]();
+  // it closes as its input ends (Ctrl-D, the end of a pipe), maybe before the first prompt; a closed
+  // reader's prompt() throws on Node 24 (ERR_USE_AFTER_CLOSE), so from then on the prompt is printed
+  // as text, as Node 20 and 22 print it
+  let inputEnded = false;
+  reader?.once("close", () => {
+    inputEnded = true;
+  });
+  const showPrompt = () => (inputEnded ? io.stdout.write(`${chapter.command} >> `) : reader?.prompt());
   let controller: AbortController | null = null;
   const unanswerable = new Set<string>();
   let asking: Promise<unknown> = Promise.resolve(); // the question being put: the next one waits for it
@@ -322,7 +330,7 @@ export async function runChapterCli<R extends string>(
       }
     }
     if (!reader || !lines) return await runOnce(options.prompt ?? "");
-    return await repl(reader, lines, io, runLine);
+    return await repl(reader, lines, io, runLine, showPrompt);
   } finally {
     process.off("SIGINT", onInterrupt);
     reader?.close();
@@ -335,19 +343,23 @@ function openReader(io: CliIo, prompt?: string): Interface {
   return createInterface({ input: io.stdin, output: io.stdout, terminal: io.stdin.isTTY === true, prompt });
 }
 
-/** Read prompts until q, exit or end of input; each runs on the same history. */
+/**
+ * Read prompts until q, exit or end of input; each runs on the same history.
+ * Contract: the lines read before the input ended still run, each after its prompt.
+ */
 async function repl(
   reader: Interface,
   lines: AsyncIterator<string>,
   io: CliIo,
   runOnce: (prompt: string) => Promise<number>,
+  showPrompt: () => void,
 ): Promise<number> {
-  reader.prompt();
+  showPrompt();
   for (let next = await lines.next(); !next.done; next = await lines.next()) {
     const prompt = next.value.trim();
     if (prompt === "q" || prompt === "exit") break;
     if (prompt !== "") await runOnce(prompt);
-    reader.prompt();
+    showPrompt();
   }
   reader.close();
   io.stdout.write("\n");
