@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -300,6 +301,22 @@ describe("runChapterCli", () => {
       expect(b.histories).toHaveLength(2);
     });
 
+    it("runs the lines read before the input ended, each after its prompt, though it ended before the first", async () => {
+      const { chapter, histories } = recordingChapter(answering());
+      const { io, out } = fakeIo("one\ntwo\n");
+      // the input ends, and the REPL's line reader closes with it, before the REPL prints its first prompt
+      chapter.loadHistory = () => once(io.stdin, "end").then(() => []);
+      const told: MessageParam[][] = [];
+      chapter.historyChanged = (history) => {
+        told.push(structuredClone([...history]));
+      };
+      expect(await runChapterCli(chapter, [], io)).toBe(0);
+      expect(histories).toHaveLength(2);
+      expect(told.map((history) => history.length)).toEqual([2, 4]);
+      expect(out().match(/s00 >> /g)).toHaveLength(3);
+      expect(out()).toMatch(/s00 >> \n$/);
+    });
+
     it("exits 0 on an empty input", async () => {
       const { chapter, histories } = recordingChapter(answering());
       expect(await runChapterCli(chapter, [], fakeIo("").io)).toBe(0);
@@ -484,6 +501,45 @@ describe("RunContext.ask", () => {
     expect(await exited).toBe(0);
     expect(answers).toEqual(["no"]);
     expect(term.exits).toEqual([]);
+  });
+
+  it("answers no to a question asked after Ctrl-D, and ends the REPL with the history told", async () => {
+    const { chapter, answers } = askingChapter();
+    const told: MessageParam[][] = [];
+    chapter.historyChanged = (history) => {
+      told.push(structuredClone([...history]));
+    };
+    const term = fakeTerminal();
+    const exited = runChapterCli(chapter, ["--offline"], term.io);
+    await until("the REPL prompt", () => term.out().includes("s00 >> "));
+    // a prompt, then Ctrl-D at once: the line reader is closed before the run asks its question
+    term.type("go\r\x04");
+    expect(await exited).toBe(0);
+    expect(answers).toEqual(["no"]);
+    expect(told).toEqual([
+      [
+        { role: "user", content: "go" },
+        { role: "assistant", content: [{ type: "text", text: "you said no" }] },
+      ],
+    ]);
+  });
+
+  it("answers no when Ctrl-D ends the input at a question before the first prompt, and the REPL ends", async () => {
+    const { chapter, histories } = recordingChapter(answering());
+    const answers: string[] = [];
+    chapter.loadHistory = async (context) => {
+      answers.push(await context.ask("resume 1 (5b0f3c1e)?"));
+      return [];
+    };
+    const term = fakeTerminal();
+    const exited = runChapterCli(chapter, ["--offline"], term.io);
+    await until("the question", () => term.out().includes("resume 1 (5b0f3c1e)? [y/n] "));
+    term.type("\x04");
+    expect(await exited).toBe(0);
+    expect(answers).toEqual(["no"]);
+    expect(histories).toEqual([]);
+    // the REPL's own prompt, not the question's, is the last thing shown
+    expect(term.out()).toMatch(/s00 >> \n$/);
   });
 
   it("asks on the terminal in one-shot mode too, and lets go of it after", async () => {

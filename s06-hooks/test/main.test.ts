@@ -252,6 +252,19 @@ describe("pnpm s06: trust", () => {
     expect(existsSync(join(cwd, "hook-ran"))).toBe(true);
   }, 60_000);
 
+  it("runs nothing when the input ends at the question (Ctrl-D), and the REPL ends cleanly", async () => {
+    const cwd = project({ ".harness/settings.json": settings });
+    const term = fakeTerminal(cleanEnv());
+    const exited = main(["--offline", "--cwd", cwd], term.io);
+    await until("the REPL prompt", () => term.out().includes("s06 >> "));
+    term.type("hi\r");
+    await until("the question", () => term.out().includes("[y/n/a] "));
+    term.type("\x04");
+    expect(await exited).toBe(0);
+    expect(term.out()).toContain("hooks: 1 project hook not run (you said no)");
+    expect(existsSync(join(cwd, "hook-ran"))).toBe(false);
+  }, 60_000);
+
   it("runs no untrusted project hook without a terminal, and says so in one line", async () => {
     const cwd = project({ ".harness/settings.json": settings });
     const { code, stdout } = await runHere(["--offline", "--cwd", cwd, "hi"]);

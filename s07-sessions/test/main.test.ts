@@ -276,6 +276,23 @@ describe("pnpm s07", () => {
     expect(term.out()).toContain("Before this prompt, I told you:\n\nThe current branch is main.");
   }, 60_000);
 
+  it("picks no session when the input ends at the question (Ctrl-D): one error line, exit 1", async () => {
+    const cwd = project({}, { git: true });
+    const env = cleanEnv();
+    await runHere(["--offline", "--cwd", cwd, ...BRANCH], env);
+    const term = fakeTerminal(env);
+    const exited = main(["--offline", "--cwd", cwd, "--resume"], term.io);
+    await until("the question", () => term.out().includes("resume 1 ("));
+    term.type("\x04");
+    expect(await exited).toBe(1);
+    expect(
+      term
+        .err()
+        .split("\n")
+        .filter((line) => line.startsWith("s07: error:")),
+    ).toEqual(["s07: error: no session was picked"]);
+  }, 60_000);
+
   describe("with hooks", () => {
     /** Settings with one `command` hook on `event`. */
     const hooked = (event: string, command: string) =>
