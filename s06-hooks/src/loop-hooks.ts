@@ -10,6 +10,9 @@ import type { HookCommand } from "./runner/load-hooks.ts";
 import { runHooks } from "./runner/run-hooks.ts";
 import { type SubmittedPrompt, submitPrompt } from "./submit-prompt.ts";
 
+/** A line for the user from a mechanism around the loop (here, a hook), told with the loop's events. */
+export type NoticeEvent = { type: "notice"; from: string; text: string };
+
 /** What the loop calls at the two points that are not a tool call. */
 export interface LoopHooks {
   /**

@@ -1,140 +1,69 @@
 /**
- * s06's command line: s05's, plus the user's hooks. The rules and the mode are read as s05 reads
- * them; the hooks are read once at start (`loadHooks`; what cannot be loaded is printed one line
- * each). The project's hooks run only when trusted (`decideTrust`, asked at the terminal before
- * the first prompt). SessionStart runs before the first prompt; the loop runs the rest.
+ * s06's command line: s05's, plus the user's hooks. The hooks are read once at start (what cannot
+ * be loaded is one line each); the project's run only when trusted (asked at the terminal before
+ * the first prompt); SessionStart runs then. The loop runs UserPromptSubmit and Stop; PreToolUse
+ * and PostToolUse wrap each call around s05's gate.
  */
-
-import { type ChapterCli, type CliIo, isProgram, processIo, type RunContext, runChapterCli } from "@harness/cli";
-import { terminalObserver } from "@harness/s03-streaming";
-import { newTraceId, TraceWriter, traceDir } from "@harness/s04-tracing";
-import {
-  askTheUser,
-  defaultPermissionSettings,
-  type PermissionMode,
-  type PermissionSettings,
-  readPermissionStart,
-  S05_OPTIONS,
-  sayWhereTheTraceIs,
-} from "@harness/s05-permissions";
+import { randomUUID } from "node:crypto";
+import { type ChapterCli, type CliIo, isProgram, processIo, runChapterCli } from "@harness/cli";
+import { sendStreamed } from "@harness/s03-streaming";
+import { openTrace, TRACE_FLAGS, type TracedEvent, whereTheTraceIs } from "@harness/s04-tracing";
+import { askTheUser, PERMISSION_FLAGS, permissionGate, readPermissions } from "@harness/s05-permissions";
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
+import { type Emit, fanOut } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
-import type { AgentStopReason } from "./hook-stop-reason.ts";
-import { type HookInput, type HookSession, sessionStartInput } from "./runner/hook-input.ts";
-import { type LoadedHooks, loadHooks } from "./runner/load-hooks.ts";
+import { hookGate } from "./hook-gate.ts";
+import { HOOK_EXIT_CODES, type HookStopReason } from "./hook-stop-reason.ts";
+import { loopHooks, type NoticeEvent } from "./loop-hooks.ts";
 import { killRunningHooks } from "./runner/run-hook.ts";
-import { runHooks } from "./runner/run-hooks.ts";
-import { decideTrust } from "./runner/trust.ts";
+import { startHooks } from "./start-hooks.ts";
 
-/** What a session's hooks start with, decided once, before its first prompt. */
-export interface StartedHooks {
-  /** Whether the project's hooks may run (`decideTrust`). */
-  runProjectHooks: boolean;
-  /** What SessionStart hooks printed for the model: sent with the next prompt sent, then emptied. */
-  context: string[];
-}
+/** The chapter's CLI: s05's, with the user's hooks at the loop's fixed points. */
+export const chapter: ChapterCli<HookStopReason> = {
+  command: "s06",
+  summary: "the user's hooks at the loop's fixed points",
+  flags: [...TRACE_FLAGS, ...PERMISSION_FLAGS],
+  interruptible: true,
+  exitCodes: HOOK_EXIT_CODES,
+  async start({ options, io, view, ask, say, connect }) {
+    const { cwd, maxTurns } = options;
+    // read before any model call: a bad trace id, rule, settings file or mode stops here
+    const trace = openTrace(options, io.env);
+    const { settings, mode } = readPermissions(options);
+    // the model: the API with a key, else the scripted model, offline; each turn streamed
+    const { client, model } = connect(() => new ScriptedModel({ brain: demoBrain }));
+    const send = sendStreamed(client);
+    // the listeners: the view, the trace; a hook's line for the user is one more event
+    const emit: Emit<TracedEvent | NoticeEvent> = fanOut(view.show, trace?.recorder.record);
+    const notice = (text: string) => emit({ type: "notice", from: "hook", text });
+    // the hooks: loaded, trusted or not (asked at a terminal), SessionStart run
+    const started = await startHooks({
+      session: { sessionId: randomUUID(), cwd },
+      ask: io.stdin.isTTY ? ask : undefined,
+      notice: (line) => say(`hooks: ${line}`),
+    });
+    // every call: PreToolUse, s05's gate, PostToolUse
+    const askAbout = (request: Parameters<typeof askTheUser>[0]) => askTheUser(request, ask, cwd, (l) => view.note(l));
+    const gate = permissionGate({ settings, mode, ask: askAbout });
+    const runCall = hookGate({ ...started, settings, mode, gate, ask: askAbout, notice });
+    // before the prompt is sent, and before an answer stands: UserPromptSubmit and Stop
+    const hooks = loopHooks({ ...started, notice });
+    const bashTimeoutMs = options.bashTimeoutSeconds * 1000;
+    return {
+      run: (history, signal) =>
+        agentLoop(send, history, { model, cwd, maxTurns, bashTimeoutMs, emit, signal, runCall, hooks }),
+      afterRun(_history, result) {
+        if (!trace) return;
+        if (!result) trace.recorder.endRun(); // it threw: its error record was its last
+        view.note(whereTheTraceIs(trace, cwd, io.env));
+      },
+      close: killRunningHooks,
+    };
+  },
+};
 
-/**
- * Once per session, before its first prompt: decide whether the project's hooks run (the user is
- * asked only at a `terminal`; without one, untrusted hooks do not run), then run SessionStart with
- * `start` (`sessionStartInput`). Every line for the user goes to the view.
- * Contract: never rejects for a hook that fails; it runs nothing when no hook is loaded.
- */
-export async function startHooks(
-  loaded: LoadedHooks,
-  start: HookInput,
-  context: RunContext,
-  terminal: boolean,
-): Promise<StartedHooks> {
-  if (loaded.hooks.length === 0) return { runProjectHooks: false, context: [] };
-  const ask = (question: string) => context.ask(question, ["yes", "no", "always"]);
-  const trust = await decideTrust(start.cwd, loaded, { ask: terminal ? ask : undefined });
-  if (trust.notice) context.view.note(trust.notice);
-  const opening = await runHooks(loaded.hooks, start, { cwd: start.cwd, runProjectHooks: trust.runProjectHooks });
-  for (const line of opening.notices) context.view.note(`hook: ${line}`);
-  return { runProjectHooks: trust.runProjectHooks, context: opening.context };
-}
-
-/**
- * The chapter's CLI, with the rules read, the mode chosen and the hooks loaded. `terminal`: whether
- * the user can be asked to trust the project's hooks (without one, untrusted hooks do not run).
- */
-export function hooksCli(
-  settings: PermissionSettings,
-  mode: PermissionMode,
-  loaded: LoadedHooks,
-  terminal: boolean,
-): ChapterCli<AgentStopReason> {
-  let trace: TraceWriter | undefined;
-  let session: HookSession | undefined;
-  let started: Promise<StartedHooks> | undefined;
-  return {
-    command: "s06",
-    summary: "the user's hooks at the loop's fixed points",
-    scriptedModel: () => new ScriptedModel({ brain: demoBrain }),
-    interruptible: true,
-    exitCodes: { aborted: 130, prompt_blocked: 4 },
-    extraOptions: S05_OPTIONS,
-    async run(history, context) {
-      const { client, model, options, signal, view } = context;
-      session ??= { sessionId: crypto.randomUUID(), cwd: options.cwd };
-      started ??= startHooks(loaded, sessionStartInput(session), context, terminal);
-      const hooks = await started;
-      const id = options.extra.trace; // true: `--trace` alone
-      if (id !== undefined && !trace) {
-        trace = new TraceWriter(id === true ? newTraceId() : String(id), traceDir(options.cwd));
-      }
-      const running = agentLoop(client, history, {
-        model,
-        cwd: options.cwd,
-        maxTurns: options.maxTurns,
-        bashTimeoutMs: options.bashTimeoutSeconds * 1000,
-        signal,
-        trace,
-        observer: { ...terminalObserver(view), hookNotice: (line: string) => view.note(`hook: ${line}`) },
-        permissions: settings, // the same object for every prompt: "always" holds for the session
-        permissionMode: mode,
-        ask: (request) => askTheUser(request, context),
-        hooks: loaded.hooks,
-        runProjectHooks: hooks.runProjectHooks,
-        session,
-        promptContext: hooks.context,
-      });
-      return running.then(
-        (result) => {
-          if (result.stopReason !== "prompt_blocked") hooks.context = []; // read by the model with this prompt
-          return result;
-        },
-        (error) => {
-          sayWhereTheTraceIs(trace, context);
-          throw error;
-        },
-      );
-    },
-    afterRun: (_result, context) => sayWhereTheTraceIs(trace, context),
-  };
-}
-
-/**
- * Run the CLI on `argv`. The rules and the mode are read first, as s05 reads them: a bad one is
- * one line on stderr and exit status 1, before any model call. The hooks are loaded then too;
- * what cannot be loaded is printed one line each, and the rest run.
- */
-export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
-  const start = readPermissionStart(argv, io);
-  if (start.kind === "error") {
-    io.stderr.write(`s06: error: ${start.message}\n`);
-    return 1;
-  }
-  // bad usage or --help: the shared CLI says what is wrong, or prints the help
-  if (start.kind === "usage") {
-    const none: LoadedHooks = { hooks: [], problems: [], projectDefinitions: [] };
-    return runChapterCli(hooksCli(defaultPermissionSettings(), "default", none, false), argv, io);
-  }
-  const loaded = loadHooks(start.options.cwd);
-  for (const problem of loaded.problems) io.stderr.write(`s06: hooks: ${problem}\n`);
-  return runChapterCli(hooksCli(start.settings, start.mode, loaded, io.stdin.isTTY === true), argv, io);
-}
+/** Run the CLI on `argv` and return its exit status. */
+export const main = (argv: string[], io: CliIo = processIo()): Promise<number> => runChapterCli(chapter, argv, io);
 
 if (isProgram(import.meta.filename)) {
   process.on("exit", killRunningHooks); // a second Ctrl-C exits at once: no hook is left running

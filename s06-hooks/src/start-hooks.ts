@@ -39,8 +39,10 @@ export async function startHooks(options: StartHooksOptions): Promise<StartedHoo
   const loaded: LoadedHooks = loadHooks(session.cwd);
   for (const problem of loaded.problems) notice(problem);
   if (loaded.hooks.length === 0) return { hooks: [], session, runProjectHooks: false, context: [] };
-  const ask = options.ask && ((question: string) => options.ask?.(question, ["yes", "no", "always"]) ?? "no");
-  const trust = await decideTrust(session.cwd, loaded, { ask: ask as never });
+  const { ask } = options;
+  const trust = await decideTrust(session.cwd, loaded, {
+    ask: ask && ((question) => ask(question, ["yes", "no", "always"])),
+  });
   if (trust.notice) notice(trust.notice.replace(/^hooks: /, ""));
   const start = sessionStartInput(session, options.transcriptPath);
   const opening = await runHooks(loaded.hooks, start, { cwd: session.cwd, runProjectHooks: trust.runProjectHooks });

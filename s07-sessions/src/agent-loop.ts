@@ -1,51 +1,30 @@
-/**
- * s07: the same loop as s06, with every message written down as it joins the history. Where s06
- * pushed a message, this loop keeps it: the message goes to the session's transcript (one JSON
- * line, on disk before the loop moves on), then into the history. The prompt, already in the
- * history, is written once UserPromptSubmit has let it through, as it is sent. A run stopped in
- * any way leaves a transcript that holds everything up to the stop; main.ts loads it back.
- */
-import type Anthropic from "@anthropic-ai/sdk";
+/** s07: s06's loop, plus each message told to the listeners before it joins the history (a transcript writes it). */
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import type { CallRunner } from "@harness/s02-tool-dispatch";
 import { ALL_TOOLS, notRun, runToolCalls, type ToolMap, toApiTool, toolMap } from "@harness/s02-tool-dispatch";
-import { type StreamObserver, streamTurn } from "@harness/s03-streaming";
-import { RunRecorder, TraceWriter, traceDir } from "@harness/s04-tracing";
-import {
-  type AskPermission,
-  defaultPermissionSettings,
-  type PermissionMode,
-  type PermissionSettings,
-  permissionGate,
-} from "@harness/s05-permissions";
-import {
-  type AgentStopReason,
-  continueAfterStop,
-  type HookCommand,
-  type HookSession,
-  hookGate,
-  runHooks,
-  stopInput,
-  submitPrompt,
-} from "@harness/s06-hooks";
+import type { AbortableStopReason, SendTurn, StreamEvent } from "@harness/s03-streaming";
+import type { ModelErrorEvent } from "@harness/s04-tracing";
+import type { LoopHooks } from "@harness/s06-hooks";
 import {
   type AgentLoopResult,
   AgentTurn,
-  addUsage,
+  appendAssistantTurn,
+  appendUserText,
   DEFAULT_MAX_TOKENS,
   DEFAULT_MAX_TURNS,
+  type Emit,
+  type LoopEvent,
+  runTally,
   stopReasonFor,
-  type ToolCall,
-  type ToolResult,
   toResultBlock,
 } from "@harness/shared";
-import { addMessage } from "./add-message.ts";
-import type { Answered, TranscriptWriter } from "./transcript-writer.ts";
+import type { AnsweredBy, MessageEvent } from "./index.ts";
 
 /** How one run of the loop is set up. */
 export interface AgentLoopOptions {
   /** Model id sent with every request. */
   model: string;
-  /** Directory the tools work in; file tools refuse paths outside it. */
+  /** Directory the tools work in. */
   cwd: string;
   /** The tools offered (default: `ALL_TOOLS`, the six of s02). */
   tools?: ToolMap;
@@ -57,113 +36,49 @@ export interface AgentLoopOptions {
   bashTimeoutMs?: number;
   /** The system prompt (default: a short one naming the working directory). */
   system?: string;
+  /** Told what happens, as it happens (the terminal view listens); the loop works the same without it. */
+  emit?: Emit<LoopEvent | StreamEvent | ModelErrorEvent | MessageEvent>;
   /** Aborting it stops the request, the stream or the running tools; the loop returns `aborted`. */
   signal?: AbortSignal;
-  /** Record into `<traceId>.jsonl` in the project's trace directory (`traceDir(cwd)`). */
-  traceId?: string;
-  /** Record with this writer instead (a REPL session shares one across its runs). */
-  trace?: TraceWriter;
-  /** Told about each step, for display; the loop works the same without it. */
-  observer?: LoopObserver;
-  /** The rules in force (`loadPermissionSettings`); "always" adds to them. Default: the default denies alone. */
-  permissions?: PermissionSettings;
-  /** What a call no rule names does (default: the settings' `defaultMode`). */
-  permissionMode?: PermissionMode;
-  /** Asked about each call that asks; without it, the answer is no. */
-  ask?: AskPermission;
-  /** The hooks loaded at start (`loadHooks`); default: none. */
-  hooks?: readonly HookCommand[];
-  /** Whether the project's hooks may run (`decideTrust`); local hooks always may. */
-  runProjectHooks?: boolean;
-  /** The session the hooks are told about (default: a fresh id, this cwd). */
-  session?: HookSession;
-  /** Text for the model to read with the prompt once UserPromptSubmit lets it through (SessionStart's). */
-  promptContext?: readonly string[];
-  /** Where each message is written as it joins the history (`openSession`); without it, nowhere. */
-  transcript?: TranscriptWriter;
-}
-
-/** What the loop tells its observer (the CLI prints these): the stream's progress, then the rest. */
-export interface LoopObserver extends StreamObserver {
-  /** Before each model call; `turnNumber` counts from 1. */
-  modelCall?(turnNumber: number): void;
-  /** After each model call, with the turn as read from the response. */
-  turn?(turn: AgentTurn): void;
-  /** Before a tool call runs. */
-  toolCall?(call: ToolCall): void;
-  /** After a tool call ran, with the result the model will read. */
-  toolResult?(call: ToolCall, result: ToolResult): void;
-  /** A line from the hooks for the user: a failure, a systemMessage, a blocked prompt, a Stop hook's block. */
-  hookNotice?(line: string): void;
+  /** Runs each tool call (default: s02's `dispatch`); main.ts hands in the permission gate. */
+  runCall?: CallRunner;
+  /** The hooks before the prompt is sent and before an answer stands (main.ts builds them: `loopHooks`). */
+  hooks?: LoopHooks;
 }
 
 /**
- * Run the loop on `messages` (which end with the user's prompt), each message kept as it comes.
- * Contract: a call runs only when allowed (by a rule, the mode, or the user's answer); a refused
- * call gets an error result saying why. Every tool_use gets its tool_result, and each iteration is
- * recorded, as in s04. The prompt as sent and each message after it are in the transcript before
- * the loop goes on; a blocked prompt never is.
+ * Run the loop on `messages` (which end with the user's prompt) until the model answers, a turn
+ * is cut short, or the turn budget is spent. The history is extended in place.
+ * Contract: on every return, each tool_use in `messages` has its tool_result. An API error
+ * (after the SDK's retries) is thrown, with the history left as it was before that call.
+ * On every return, `aborted` included; a stream that fails is thrown the same way.
+ * Every run ends with an event: `end` when it returns, `model_error` before an error is thrown.
+ * Each call runs through `runCall`: one it refuses is answered with why, and the loop goes on.
+ * A prompt a hook blocks is taken back unsent (`prompt_blocked`); a Stop hook may send the run on once.
+ * Each message is told (`message`) before it joins the history; the prompt once a hook lets it through.
  */
 export async function agentLoop(
-  client: Anthropic,
+  send: SendTurn,
   messages: MessageParam[],
   options: AgentLoopOptions,
-): Promise<AgentLoopResult<AgentStopReason>> {
+): Promise<AgentLoopResult<AbortableStopReason | "prompt_blocked">> {
   const tools = options.tools ?? toolMap(ALL_TOOLS);
-  const signal = options.signal ?? new AbortController().signal;
   const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
   const system = options.system ?? `You are a coding agent working in ${options.cwd}. Use the tools. Be brief.`;
-  const observer = options.observer ?? {};
-  const trace =
-    options.trace ?? (options.traceId ? new TraceWriter(options.traceId, traceDir(options.cwd)) : undefined);
-  const recorder = new RunRecorder(trace);
-  const permissions = options.permissions ?? defaultPermissionSettings();
-  const mode = options.permissionMode ?? permissions.defaultMode;
-  const gate = permissionGate({ settings: permissions, mode, ask: options.ask });
-  const hooks = options.hooks ?? [];
-  const session = options.session ?? { sessionId: crypto.randomUUID(), cwd: options.cwd };
-  const runProjectHooks = options.runProjectHooks ?? false;
-  const notice = (line: string) => observer.hookNotice?.(line);
-  // each call: PreToolUse, s05's gate, PostToolUse
-  const checked = hookGate({
-    hooks,
-    session,
-    runProjectHooks,
-    settings: permissions,
-    mode,
-    gate,
-    ask: options.ask,
-    notice,
-  });
-  // every message: on disk first, then in the history
-  const keep = (message: MessageParam, answered?: Answered) => {
-    options.transcript?.append(message, answered);
-    addMessage(messages, message);
+  const emit = options.emit ?? (() => {});
+  const tally = runTally(emit); // usage, tool calls, the last turn: what the result is made of
+  const signal = options.signal ?? new AbortController().signal;
+  // each message is told to the listeners (a transcript writes it) before it joins the history
+  const told = <M extends MessageParam>(message: M, answered?: AnsweredBy): M => {
+    emit({ type: "message", message, ...answered });
+    return message;
   };
-  let stopHookActive = false; // a Stop hook sent the loop on: it may not do so again
-  let usage = { inputTokens: 0, outputTokens: 0 };
-  let toolCalls = 0;
-  let last: AgentTurn | null = null;
-  const result = (stopReason: AgentStopReason, turns: number): AgentLoopResult<AgentStopReason> =>
-    recorder.finish({
-      stopReason,
-      turns,
-      toolCalls,
-      finalText: last?.text ?? "",
-      providerStopReason: last?.providerStopReason ?? null,
-      usage,
-    });
-
-  // UserPromptSubmit: a prompt a hook blocks is taken back, unsent
-  const hookOptions = { cwd: options.cwd, signal, runProjectHooks };
-  const submitted = await submitPrompt(messages, hooks, { ...hookOptions, session, context: options.promptContext });
-  submitted.notices.forEach(notice);
-  if (submitted.kind === "blocked") return result("prompt_blocked", 0);
-  if (submitted.prompt) options.transcript?.append(submitted.prompt); // in the history already: written as sent
+  const submitted = await options.hooks?.submitPrompt(messages, signal); // UserPromptSubmit: a block takes it back
+  if (submitted?.kind === "blocked") return tally.end("prompt_blocked", 0);
+  if (submitted?.prompt) told(submitted.prompt); // in the history already: told as sent
 
   for (let turns = 1; ; turns++) {
-    if (signal.aborted) return result("aborted", turns - 1);
-    observer.modelCall?.(turns);
+    if (signal.aborted) return tally.end("aborted", turns - 1);
     const request = {
       model: options.model,
       max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
@@ -171,54 +86,43 @@ export async function agentLoop(
       tools: [...tools.values()].map(toApiTool),
       messages,
     };
-    const iteration = recorder.iteration(turns, request);
-    const response = await iteration.modelCall(streamTurn(client, request, signal, iteration.observe(observer)));
-    if (!response) return result("aborted", turns); // the half-streamed turn is dropped
+    emit({ type: "model_call", turnNumber: turns, request });
+    const response = await send(request, signal, emit).catch((error: unknown) => {
+      emit({ type: "model_error", error }); // a run that fails is the one you will want to read
+      throw error;
+    });
+    if (!response) return tally.end("aborted", turns); // the half-streamed turn is dropped
     const turn = AgentTurn.fromResponse(response);
-    last = turn;
-    usage = addUsage(usage, turn.usage);
-    keep({ role: "assistant", content: [...turn.historyContent] }, { model: response.model, usage: turn.usage });
-    observer.turn?.(turn);
+    tally.turn(turn);
+    told({ role: "assistant", content: [...turn.historyContent] }, { model: response.model, usage: turn.usage });
+    appendAssistantTurn(messages, turn);
+    emit({ type: "turn", turn, response });
 
     const stop = stopReasonFor(turn);
     if (stop) {
       // a cut or refused turn runs no tool, but each tool_use still needs its tool_result
       if (turn.toolCalls.length > 0) {
-        keep({ role: "user", content: turn.toolCalls.map((call) => toResultBlock(call, notRun(turn))) });
+        messages.push(told({ role: "user", content: turn.toolCalls.map((call) => toResultBlock(call, notRun(turn))) }));
       }
-      if (stop === "final_answer" && hooks.length > 0) {
-        const verdict = await runHooks(hooks, stopInput(session, stopHookActive), hookOptions);
-        verdict.notices.forEach(notice);
-        const next = continueAfterStop(verdict, stopHookActive);
-        if (next.notice) notice(next.notice);
-        if (next.kind === "continue" && !signal.aborted) {
-          if (turns >= maxTurns) return result("max_turns", turns); // no room for the one more call
-          stopHookActive = true;
-          keep({ role: "user", content: next.message });
-          continue;
-        }
+      const more = stop === "final_answer" ? await options.hooks?.stop(signal) : undefined; // Stop: go on, once?
+      if (more && turns >= maxTurns) return tally.end("max_turns", turns); // no room for the one more call
+      if (more) {
+        appendUserText(messages, told({ role: "user", content: more }).content);
+        continue;
       }
-      return result(stop, turns);
+      return tally.end(stop, turns);
     }
 
     if (turn.toolCalls.length > 0) {
       // reads at once, anything else one by one; the outputs come back in tool_use order
       const context = { cwd: options.cwd, signal, bashTimeoutMs: options.bashTimeoutMs };
-      const timed = {
-        toolCall: (call: ToolCall) => {
-          iteration.toolStarted(call);
-          observer.toolCall?.(call);
-        },
-        toolResult: iteration.toolFinished(observer.toolResult),
-      };
-      // each call through the permission check: run, refused with why, or asked about
-      const outputs = await runToolCalls(tools, turn.toolCalls, context, timed, checked);
-      toolCalls += outputs.length;
-      // every call answered, in tool_use order, all in ONE user message, even when interrupted
-      keep({ role: "user", content: turn.toolCalls.map((call, i) => toResultBlock(call, outputs[i])) });
+      const outputs = await runToolCalls(tools, turn.toolCalls, context, emit, options.runCall);
+      tally.ran(outputs.length);
+      // every call answered, in tool_use order, all in ONE user message
+      messages.push(told({ role: "user", content: turn.toolCalls.map((call, i) => toResultBlock(call, outputs[i])) }));
     }
-    if (signal.aborted) return result("aborted", turns);
+    if (signal.aborted) return tally.end("aborted", turns);
     // no tool calls and no stop: pause_turn, so the history goes back as it is
-    if (turns >= maxTurns) return result("max_turns", turns);
+    if (turns >= maxTurns) return tally.end("max_turns", turns);
   }
 }

@@ -48,6 +48,8 @@ export interface OpenSessionOptions {
   cwd: string;
   /** The model the session talks to (recorded on the user's messages). */
   model: string;
+  /** The keys a transcript must never hold (s04's `secretsOf`). */
+  secrets: readonly string[];
   env?: NodeJS.ProcessEnv;
 }
 
@@ -89,7 +91,7 @@ function start(dir: string, options: OpenSessionOptions, notes: string[], forked
     created: new Date().toISOString(),
     ...(forkedFrom ? { forkedFrom } : {}),
   };
-  const writer = new TranscriptWriter(sessionPath(dir, id), header, { model: options.model });
+  const writer = new TranscriptWriter(sessionPath(dir, id), header, { model: options.model, secrets: options.secrets });
   return { writer, history: [], notes, close: closing(writer, lock) };
 }
 
@@ -107,6 +109,7 @@ function resume(options: OpenSessionOptions, file: SessionFile, lock: HeldLock):
     model: options.model,
     lastId: transcript.records.at(-1)?.id ?? null,
     exists: true,
+    secrets: options.secrets,
   });
   notes.push(...repaired(writer, history, repair));
   return { writer, history, notes, close: closing(writer, lock) };

@@ -12,15 +12,18 @@
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import { knownSecrets, redactLine } from "@harness/s04-tracing";
+import { redactLine } from "@harness/s04-tracing";
 import type { TokenUsage } from "@harness/shared";
 import type { MessageRecord, SessionHeader } from "./transcript-record.ts";
 
 /** Who wrote a message the model wrote: the model that answered, and what its call took. */
-export interface Answered {
+export interface AnsweredBy {
   model: string;
   usage: TokenUsage;
 }
+
+/** The event s07's loop adds: a message, told before it joins the history (the model's with who wrote it). */
+export type MessageEvent = { type: "message"; message: MessageParam } & Partial<AnsweredBy>;
 
 /** How a writer starts. */
 export interface TranscriptWriterOptions {
@@ -30,8 +33,8 @@ export interface TranscriptWriterOptions {
   lastId?: string | null;
   /** True when the file exists already (resuming it); otherwise the first append creates it. */
   exists?: boolean;
-  /** Values to redact (default: the keys this harness knows, `knownSecrets`). */
-  secrets?: string[];
+  /** Values to redact: the keys of the shell and .env (s04's `secretsOf`). */
+  secrets: readonly string[];
 }
 
 /**
@@ -42,7 +45,7 @@ export interface TranscriptWriterOptions {
 export class TranscriptWriter {
   private last: string | null;
   private readonly model: string;
-  private readonly secrets: string[];
+  private readonly secrets: readonly string[];
   private exists: boolean;
   private fd?: number;
 
@@ -56,8 +59,18 @@ export class TranscriptWriter {
     this.model = options.model;
     this.last = options.lastId ?? null;
     this.exists = options.exists ?? false;
-    this.secrets = options.secrets ?? knownSecrets();
+    this.secrets = options.secrets;
   }
+
+  /**
+   * The listener: hand it to the loop's `emit` (with `fanOut`). Each `message` is appended, and is
+   * on disk when the loop adds it to the history; a write that fails throws, and stops the run.
+   */
+  readonly record = (event: { type: string }): void => {
+    if (event.type !== "message") return;
+    const { message, model, usage } = event as MessageEvent;
+    this.append(message, model !== undefined && usage !== undefined ? { model, usage } : undefined);
+  };
 
   /** The session's id. */
   get sessionId(): string {
@@ -74,7 +87,7 @@ export class TranscriptWriter {
    * `answered` is given for the model's messages; `more` are fields a later format adds to the
    * record (this one's reader keeps them and reads only its own). Throws when the file cannot be written.
    */
-  append(message: MessageParam, answered?: Answered, more: Record<string, unknown> = {}): MessageRecord {
+  append(message: MessageParam, answered?: AnsweredBy, more: Record<string, unknown> = {}): MessageRecord {
     const record: MessageRecord = {
       ...more,
       type: "message",

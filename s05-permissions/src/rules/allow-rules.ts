@@ -10,9 +10,9 @@
  */
 import { isAbsolute, relative, resolve } from "node:path";
 import type { ToolCall } from "@harness/shared";
-import { decide } from "../../decide.ts";
-import type { PermissionMode } from "../../permission-mode.ts";
-import { splitCommand } from "../../shell/split-command.ts";
+import { decide } from "../decide.ts";
+import type { PermissionMode } from "../permission-mode.ts";
+import { splitCommand } from "../shell/split-command.ts";
 import type { PermissionSettings, SourcedRule } from "./load-settings.ts";
 import { isRuleSyntaxError, type PermissionRule, parseRule } from "./parse-rule.ts";
 

@@ -20,7 +20,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { findNodeAtLocation, type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
 import { z } from "zod";
-import { PERMISSION_MODES, type PermissionMode } from "../../permission-mode.ts";
+import { PERMISSION_MODES, type PermissionMode } from "../permission-mode.ts";
 import { DEFAULT_DENY_RULES, DEFAULT_SOURCE, DISABLE_DEFAULT_DENIES } from "./default-denies.ts";
 import { isRuleSyntaxError, type PermissionRule, parseRule } from "./parse-rule.ts";
 import { SettingsError } from "./settings-error.ts";

@@ -13,7 +13,7 @@
  * in any grouping, its long flags anywhere, and its other words first among the command's other
  * words. What a program takes as a synonym (`--recursive` for `-r`) no rule can know.
  */
-import type { RuleSpecifier } from "../../rules/parse-rule.ts";
+import type { RuleSpecifier } from "../rules/parse-rule.ts";
 import { programName } from "./unwrap-command.ts";
 
 /** Where a program reached by its path is still the program an allow rule names. */
