@@ -4,9 +4,9 @@
  * terminal), each with `--fork` to go on in a copy.
  */
 import type { AskAnswer, CliOptions, ExtraOption } from "@harness/cli";
-import { formatSessionLine } from "./format-sessions.ts";
+import { formatSessionLine } from "./list/format-sessions.ts";
 import { type OpenSession, openSession, type SessionChoice } from "./open-session.ts";
-import { listSessions, sessionsDir } from "./sessions-dir.ts";
+import { listSessions, sessionsDir } from "./store/sessions-dir.ts";
 
 /** The session's options. */
 export const SESSION_FLAGS: readonly ExtraOption[] = [
@@ -47,7 +47,8 @@ export interface OpenSessionForOptions {
  */
 export async function openSessionFor(options: CliOptions, how: OpenSessionForOptions): Promise<OpenSession> {
   const { extra, cwd } = options;
-  if (extra.continue === true && extra.resume !== undefined) throw new Error("--continue and --resume: give one of them");
+  if (extra.continue === true && extra.resume !== undefined)
+    throw new Error("--continue and --resume: give one of them");
   if (extra.fork === true && extra.continue !== true && extra.resume === undefined) {
     throw new Error("--fork goes with --continue or --resume: it copies the session they open");
   }
@@ -74,7 +75,8 @@ async function chooseSession({ extra, cwd }: CliOptions, how: OpenSessionForOpti
     how.say(`  ${i + 1}. ${formatSessionLine(file)}`);
   });
   for (const [i, file] of offered.entries()) {
-    if ((await how.ask(`resume ${i + 1} (${file.id.slice(0, 8)})?`)) === "yes") return { kind: "resume", id: file.id, fork };
+    if ((await how.ask(`resume ${i + 1} (${file.id.slice(0, 8)})?`)) === "yes")
+      return { kind: "resume", id: file.id, fork };
   }
   throw new Error("no session was picked");
 }

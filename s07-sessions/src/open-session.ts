@@ -11,8 +11,8 @@ import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { historyProblems } from "@harness/shared";
 import { addMessage } from "./add-message.ts";
 import { interruptedResults } from "./interrupted-results.ts";
-import { type HeldLock, lockSession } from "./lock-session.ts";
 import { historyOf, readTranscript, type Transcript, TranscriptError } from "./read-transcript.ts";
+import { type HeldLock, lockSession } from "./store/lock-session.ts";
 import {
   findSession,
   listSessions,
@@ -20,8 +20,8 @@ import {
   type SessionFile,
   sessionPath,
   sessionsDir,
-} from "./sessions-dir.ts";
-import { type SessionHeader, TRANSCRIPT_VERSION } from "./transcript-record.ts";
+} from "./store/sessions-dir.ts";
+import { type SessionHeader, TRANSCRIPT_VERSION } from "./store/transcript-record.ts";
 import { TranscriptWriter } from "./transcript-writer.ts";
 
 /** Which session to open. */

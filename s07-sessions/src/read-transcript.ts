@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { z } from "zod";
 import { addMessage } from "./add-message.ts";
-import { isSessionId, type MessageRecord, type SessionHeader, TRANSCRIPT_VERSION } from "./transcript-record.ts";
+import { isSessionId, type MessageRecord, type SessionHeader, TRANSCRIPT_VERSION } from "./store/transcript-record.ts";
 
 const sessionId = z.string().refine(isSessionId, "is not a session id");
 

@@ -14,7 +14,7 @@ import { dirname } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { redactLine } from "@harness/s04-tracing";
 import type { TokenUsage } from "@harness/shared";
-import type { MessageRecord, SessionHeader } from "./transcript-record.ts";
+import type { MessageRecord, SessionHeader } from "./store/transcript-record.ts";
 
 /** Who wrote a message the model wrote: the model that answered, and what its call took. */
 export interface AnsweredBy {

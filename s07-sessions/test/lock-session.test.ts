@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { isRunning, lockSession } from "../src/lock-session.ts";
+import { isRunning, lockSession } from "../src/store/lock-session.ts";
 import { tempDir } from "./transcript-file.ts";
 
 /** Resolve once `condition` holds (polled; at most 30 s). */

@@ -17,7 +17,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { INTERRUPTED } from "../src/interrupted-results.ts";
 import { main } from "../src/main.ts";
 import { historyOf, readTranscript } from "../src/read-transcript.ts";
-import { sessionsDir } from "../src/sessions-dir.ts";
+import { sessionsDir } from "../src/store/sessions-dir.ts";
 import { onlyTranscript, toolProcess, transcripts } from "./run-cli.ts";
 
 const { cleanEnv, project, runCli, runHere, startCli } = cliRunner("s07-sessions", { main });

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { INTERRUPTED } from "../src/interrupted-results.ts";
 import { type OpenSession, openSession, type SessionChoice } from "../src/open-session.ts";
 import { historyOf, readTranscript } from "../src/read-transcript.ts";
-import { sessionsDir } from "../src/sessions-dir.ts";
+import { sessionsDir } from "../src/store/sessions-dir.ts";
 import { CONVERSATION, tempDir, writeSession } from "./transcript-file.ts";
 
 /** A project and a harness home, apart. */

@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { cleanUpAfter, type RunningCli, until } from "@harness/testkit";
-import { sessionsDir } from "../src/sessions-dir.ts";
+import { sessionsDir } from "../src/store/sessions-dir.ts";
 
 /** Kill a whole process group, if it still runs. */
 export function killGroup(pgid: number | undefined): void {

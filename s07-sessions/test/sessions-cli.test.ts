@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { runSessionsCli } from "../src/sessions-cli.ts";
-import { sessionsDir } from "../src/sessions-dir.ts";
+import { runSessionsCli } from "../src/list/sessions-cli.ts";
+import { sessionsDir } from "../src/store/sessions-dir.ts";
 import { CONVERSATION, tempDir, writeSession } from "./transcript-file.ts";
 
 /** Run `pnpm sessions` in this process; what it printed and its status. */

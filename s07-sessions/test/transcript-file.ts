@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { cleanUpAfter } from "@harness/testkit";
-import { type SessionHeader, TRANSCRIPT_VERSION } from "../src/transcript-record.ts";
+import { type SessionHeader, TRANSCRIPT_VERSION } from "../src/store/transcript-record.ts";
 import { TranscriptWriter } from "../src/transcript-writer.ts";
 
 /** A fresh directory, removed after the test. */

@@ -5,12 +5,11 @@
  * result is a history the API accepts, or the old history stays.
  */
 import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages";
-import { describeError } from "@harness/cli";
 import { historyProblems } from "@harness/shared";
 import { findCut } from "./find-cut.ts";
 import { estimateTokens } from "./measure-context.ts";
 import { requestSummary, type SummaryRequest } from "./request-summary.ts";
-import type { SendTurn } from "./send-turn.ts";
+import type { SendTurn } from "@harness/s03-streaming";
 
 /** What opens the summary in the compacted history. */
 export const SUMMARY_OPENING = "The conversation so far was summarised to fit the context window. The summary:";
@@ -28,6 +27,8 @@ export type CompactionOutcome =
 export interface CompactOptions extends SummaryRequest {
   /** Keep at most this many tokens of the latest turns word for word (estimated). */
   tailTokens: number;
+  /** One line for the error that failed the summary call (default: its message's first line). */
+  describeError?: (error: unknown) => string;
 }
 
 /**
@@ -49,7 +50,7 @@ export async function compactHistory(
     if (options.signal.aborted) return { kind: "aborted" };
     return {
       kind: "failed",
-      reason: `the summary call failed: ${describeError(error)}`,
+      reason: `the summary call failed: ${(options.describeError ?? firstLine)(error)}`,
     };
   }
   if (summary === null) return { kind: "aborted" };
@@ -93,4 +94,9 @@ export function latestRequest(messages: readonly MessageParam[]): { index: numbe
     if (text !== undefined && !text.startsWith(SUMMARY_OPENING)) return { index, text };
   }
   return null;
+}
+
+/** An error's message, first line. */
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0];
 }

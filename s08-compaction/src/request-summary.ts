@@ -7,7 +7,7 @@
  */
 import type { MessageParam, Tool } from "@anthropic-ai/sdk/resources/messages";
 import { AgentTurn, appendUserText } from "@harness/shared";
-import type { SendTurn } from "./send-turn.ts";
+import type { SendTurn } from "@harness/s03-streaming";
 
 /** The prompt a summary is asked with. */
 export const SUMMARY_PROMPT = [

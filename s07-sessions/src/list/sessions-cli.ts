@@ -5,9 +5,9 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { isProgram } from "@harness/cli";
+import { readTranscript } from "../read-transcript.ts";
+import { findSession, listSessions, sessionsDir } from "../store/sessions-dir.ts";
 import { formatSession, formatSessionList } from "./format-sessions.ts";
-import { readTranscript } from "./read-transcript.ts";
-import { findSession, listSessions, sessionsDir } from "./sessions-dir.ts";
 
 const USAGE = `sessions: the conversations pnpm s07 wrote for this project
 

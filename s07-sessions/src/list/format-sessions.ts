@@ -4,9 +4,9 @@
  */
 import type { ContentBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import { preview } from "@harness/cli";
-import { readTranscript, type Transcript } from "./read-transcript.ts";
-import type { SessionFile } from "./sessions-dir.ts";
-import type { MessageRecord } from "./transcript-record.ts";
+import { readTranscript, type Transcript } from "../read-transcript.ts";
+import type { SessionFile } from "../store/sessions-dir.ts";
+import type { MessageRecord } from "../store/transcript-record.ts";
 
 /** One line of the list: a session and what it began with, or why it cannot be read. */
 export function formatSessionLine(file: SessionFile): string {
