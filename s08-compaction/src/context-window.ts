@@ -18,8 +18,8 @@ import type {
 import type { SendTurn } from "@harness/s03-streaming";
 import type { ModelErrorEvent } from "@harness/s04-tracing";
 import type { Emit, LoopEvent } from "@harness/shared";
-import { clearOldResults } from "./clear-old-results.ts";
-import { compactHistory } from "./compact-history.ts";
+import { clearOldResults } from "./compaction/clear-old-results.ts";
+import { compactHistory } from "./compaction/compact-history.ts";
 import { type ContextBudget, type ContextLimits, contextBudgetFor, contextLimits } from "./context-budget.ts";
 import { ContextMeter, type ContextSize, estimateTokens } from "./measure-context.ts";
 import { type PromptTooLong, promptTooLong } from "./prompt-too-long.ts";
@@ -131,7 +131,7 @@ export class ContextWindow {
    */
   async fit(request: MessageCreateParamsNonStreaming, signal: AbortSignal): Promise<Unfit | null> {
     const messages = request.messages;
-    this.shape = { system: request.system, tools: request.tools ?? [] };
+    this.shape = { system: request.system, tools: (request.tools ?? []) as Tool[] };
     this.history = messages;
     if (this.mode === "server") Object.assign(request, serverContextManagement(this.limits));
     if (this.mode !== "client") return null;

@@ -7,9 +7,15 @@
 import type { CliOptions, ExtraOption, ReplCommand } from "@harness/cli";
 import type { OpenSession } from "@harness/s07-sessions";
 import { readTranscript } from "@harness/s07-sessions";
-import { COMPACTION_MODES, type CompactionMode, type ContextEvent, type ContextWindow, isCompactionMode } from "./context-window.ts";
+import { historySinceBoundary, writeBoundary } from "./compaction/transcript-boundary.ts";
+import {
+  COMPACTION_MODES,
+  type CompactionMode,
+  type ContextEvent,
+  type ContextWindow,
+  isCompactionMode,
+} from "./context-window.ts";
 import type { ContextSize } from "./measure-context.ts";
-import { historySinceBoundary, writeBoundary } from "./transcript-boundary.ts";
 
 /** The window, and who keeps the history in it. */
 export const WINDOW_FLAGS: readonly ExtraOption[] = [
@@ -102,7 +108,11 @@ export function compactCommand(window: ContextWindow): ReplCommand {
 function describeChange(change: Exclude<ContextEvent["change"], { kind: "measured" }>): string {
   const n = (value: number) => value.toLocaleString("en-US");
   const tokens = (e: { before: number; after: number }) => `${n(e.before)} → ${n(e.after)} tokens`;
-  const why = { threshold: "over the threshold", too_long: "the API refused the prompt as too long", by_hand: "/compact" };
+  const why = {
+    threshold: "over the threshold",
+    too_long: "the API refused the prompt as too long",
+    by_hand: "/compact",
+  };
   switch (change.kind) {
     case "cleared":
       return `context: cleared ${change.results} old tool result${change.results === 1 ? "" : "s"} (${tokens(change)})`;

@@ -25,12 +25,12 @@ import {
 import { appendUserText, historyProblems, isValidHistory } from "@harness/shared";
 import { afterAll, describe, expect, it } from "vitest";
 import { type AgentLoopOptions, agentLoop } from "../src/agent-loop.ts";
-import { CLEARED_RESULT } from "../src/clear-old-results.ts";
-import { SUMMARY_OPENING } from "../src/compact-history.ts";
+import { CLEARED_RESULT } from "../src/compaction/clear-old-results.ts";
+import { SUMMARY_OPENING } from "../src/compaction/compact-history.ts";
 import type { ContextEvent } from "../src/context-keeper.ts";
-import { SUMMARY_PROMPT } from "../src/request-summary.ts";
+import { SUMMARY_PROMPT } from "../src/compaction/request-summary.ts";
 import { SERVER_BETAS } from "../src/server-context-management.ts";
-import { historySinceBoundary } from "../src/transcript-boundary.ts";
+import { historySinceBoundary } from "../src/compaction/transcript-boundary.ts";
 
 const cwd = mkdtempSync(join(tmpdir(), "s08-loop-"));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));

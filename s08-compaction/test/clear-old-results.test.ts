@@ -1,7 +1,7 @@
 import { historyProblems } from "@harness/shared";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CLEARED_RESULT, clearOldResults, KEEP_RECENT_TURNS } from "../src/clear-old-results.ts";
+import { CLEARED_RESULT, clearOldResults, KEEP_RECENT_TURNS } from "../src/compaction/clear-old-results.ts";
 import { answer, historyFrom, steps, tools } from "./histories.ts";
 
 /** Every tool_result's content, in order. */

@@ -9,9 +9,9 @@ import { demoBrain, ScriptedModel, textReply } from "@harness/scripted-model";
 import { historyProblems } from "@harness/shared";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type CompactOptions, compactHistory, SUMMARY_OPENING } from "../src/compact-history.ts";
+import { type CompactOptions, compactHistory, SUMMARY_OPENING } from "../src/compaction/compact-history.ts";
 import { estimateTokens } from "../src/measure-context.ts";
-import { SUMMARY_PROMPT, SUMMARY_RESULT_CHARS } from "../src/request-summary.ts";
+import { SUMMARY_PROMPT, SUMMARY_RESULT_CHARS } from "../src/compaction/request-summary.ts";
 import { sendTurnWith } from "../src/send-turn.ts";
 import { answer, historyFrom, steps, tools } from "./histories.ts";
 

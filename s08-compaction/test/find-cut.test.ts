@@ -7,8 +7,8 @@ import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { historyProblems } from "@harness/shared";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { latestRequest, SUMMARY_OPENING, withSummary } from "../src/compact-history.ts";
-import { findCut, isTurnBoundary } from "../src/find-cut.ts";
+import { latestRequest, SUMMARY_OPENING, withSummary } from "../src/compaction/compact-history.ts";
+import { findCut, isTurnBoundary } from "../src/compaction/find-cut.ts";
 import { estimateTokens } from "../src/measure-context.ts";
 import { answer, historyFrom, steps, tools } from "./histories.ts";
 

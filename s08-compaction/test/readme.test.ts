@@ -14,7 +14,7 @@ import { projectSlug } from "@harness/s04-tracing";
 import { defaultPermissionSettings } from "@harness/s05-permissions";
 import { codeFences, containsRun, normalisedLines, proseOf, sourceLines } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { KEEP_RECENT_TURNS } from "../src/clear-old-results.ts";
+import { KEEP_RECENT_TURNS } from "../src/compaction/clear-old-results.ts";
 import { CONTEXT_WINDOWS, DEFAULT_CONTEXT_BUDGET, THRESHOLDS } from "../src/context-budget.ts";
 import { MAX_COMPACTION_FAILURES } from "../src/context-keeper.ts";
 import { compactionCli, S08_OPTIONS } from "../src/main.ts";

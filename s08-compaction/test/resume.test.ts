@@ -11,7 +11,7 @@ import { demoBrain, ScriptedModel, startScriptedServer } from "@harness/scripted
 import { historyProblems } from "@harness/shared";
 import { cliRunner } from "@harness/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { SUMMARY_OPENING } from "../src/compact-history.ts";
+import { SUMMARY_OPENING } from "../src/compaction/compact-history.ts";
 import { main } from "../src/main.ts";
 
 const { cleanEnv, project, runHere } = cliRunner("s08-compaction", { main });

@@ -11,10 +11,10 @@ import { historyOf, type OpenSession, openSession, readTranscript } from "@harne
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
 import { historyProblems } from "@harness/shared";
 import { afterEach, describe, expect, it } from "vitest";
-import { compactHistory, SUMMARY_OPENING } from "../src/compact-history.ts";
+import { compactHistory, SUMMARY_OPENING } from "../src/compaction/compact-history.ts";
 import { estimateTokens } from "../src/measure-context.ts";
 import { sendTurnWith } from "../src/send-turn.ts";
-import { historySinceBoundary, writeBoundary } from "../src/transcript-boundary.ts";
+import { historySinceBoundary, writeBoundary } from "../src/compaction/transcript-boundary.ts";
 import { historyFrom, tools } from "./histories.ts";
 
 const made: string[] = [];

@@ -6,7 +6,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { streamTurn } from "@harness/s03-streaming";
 import { promptTooLong } from "@harness/s08-compaction";
-import { keepForFormat, noticeOnce } from "./keep-for-format.ts";
+import { historyForFormat, noticeOnce } from "./history-for-format.ts";
 import type { AdapterOptions, ProviderAdapter } from "./provider-adapter.ts";
 import { withAnthropicIds } from "./with-anthropic-ids.ts";
 
@@ -16,12 +16,12 @@ export function anthropicAdapter(client: Anthropic, options: AdapterOptions = {}
   return {
     format: "anthropic",
     promptTooLong,
-    streamTurn: (request, signal, observer) =>
+    streamTurn: (request, signal, emit) =>
       streamTurn(
         client,
-        { ...request, messages: withAnthropicIds(keepForFormat(request.messages, "anthropic", drop)) },
+        { ...request, messages: withAnthropicIds(historyForFormat(request.messages, "anthropic", drop)) },
         signal,
-        observer,
+        emit,
         options.retryDelayMs,
       ),
   };

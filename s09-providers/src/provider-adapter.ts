@@ -8,7 +8,8 @@
  * the loop keeps never changes shape with the provider.
  */
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
-import type { PromptTooLong, SendTurn } from "@harness/s08-compaction";
+import type { SendTurn } from "@harness/s03-streaming";
+import type { PromptTooLong } from "@harness/s08-compaction";
 
 /** The wire formats the course speaks, one adapter each (the `--provider` values). */
 export type WireFormat = "anthropic" | "openai-chat" | "openai-responses";
@@ -24,8 +25,8 @@ export interface ProviderAdapter {
   /** The wire format this adapter speaks. */
   readonly format: WireFormat;
   /**
-   * Send one request as a stream and return the complete turn: s08's `SendTurn`, as s03's
-   * `streamTurn` does it. A plain function (no `this`), so the loop hands it to s08's keeper as is.
+   * Send one request as a stream and return the complete turn: s03's `SendTurn`, the loop's
+   * seam for the model call. A plain function (no `this`), so main.ts hands it to s08's window as is.
    * Contract: returns `null` when `signal` aborted the call; throws `StreamError` (or the SDK's
    * `APIError`) when the stream is not complete, and never returns a partial turn. A stream that
    * failed before any content arrived is sent again, up to `STREAM_RETRIES` times.
@@ -33,7 +34,7 @@ export interface ProviderAdapter {
   readonly streamTurn: SendTurn;
   /**
    * Reads this provider's refusal of a history longer than the window off an error thrown by
-   * `streamTurn` (`null` for any other), so s08's keeper compacts and sends again on every format.
+   * `streamTurn` (`null` for any other), so s08's window compacts and sends again on every format.
    */
   readonly promptTooLong: (error: unknown) => PromptTooLong | null;
 }

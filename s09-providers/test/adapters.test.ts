@@ -3,8 +3,8 @@ import { StreamError } from "@harness/s03-streaming";
 import { reply, ScriptedModel, type ScriptStep, text, textReply, toolUse } from "@harness/scripted-model";
 import { AgentTurn, stopReasonFor } from "@harness/shared";
 import { describe, expect, it } from "vitest";
-import { scriptedAdapter } from "../src/create-adapter.ts";
-import { isReasoningBlock } from "../src/keep-for-format.ts";
+import { scriptedAdapter } from "../src/connect/create-adapter.ts";
+import { isReasoningBlock } from "../src/history-for-format.ts";
 import { type TurnRequest, WIRE_FORMATS, type WireFormat } from "../src/provider-adapter.ts";
 
 const bashTool = {

@@ -12,7 +12,7 @@ import { demoBrain, estimateInputTokens, ScriptedModel } from "@harness/scripted
 import { appendUserText, historyProblems } from "@harness/shared";
 import { afterAll, describe, expect, it } from "vitest";
 import { type AgentLoopOptions, agentLoop } from "../src/agent-loop.ts";
-import { scriptedAdapter } from "../src/create-adapter.ts";
+import { scriptedAdapter } from "../src/connect/create-adapter.ts";
 import { WIRE_FORMATS, type WireFormat } from "../src/provider-adapter.ts";
 
 const cwd = mkdtempSync(join(tmpdir(), "s09-loop-"));

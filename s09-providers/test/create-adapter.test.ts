@@ -1,8 +1,8 @@
 import { ScriptedModel, startScriptedServer, textReply } from "@harness/scripted-model";
 import { AgentTurn } from "@harness/shared";
 import { afterEach, describe, expect, it } from "vitest";
-import { createAdapter } from "../src/create-adapter.ts";
-import { DEFAULT_OPENAI_MODEL } from "../src/select-provider.ts";
+import { createAdapter } from "../src/connect/create-adapter.ts";
+import { DEFAULT_OPENAI_MODEL } from "../src/connect/select-provider.ts";
 
 const NO_ENV_FILE = "/nonexistent/.env";
 const closers: Array<() => Promise<void>> = [];

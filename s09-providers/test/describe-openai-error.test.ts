@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { describeOpenAiError } from "../src/describe-openai-error.ts";
+import { describeOpenAiError } from "../src/openai/describe-openai-error.ts";
 
 /** The error a chat call to `baseURL` ends with. */
 async function errorOf(baseURL: string): Promise<unknown> {

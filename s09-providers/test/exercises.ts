@@ -25,7 +25,7 @@ export const exercises = [
   {
     // every block sent to every format, signatures and encrypted reasoning included
     id: 3,
-    file: "src/keep-for-format.ts",
+    file: "src/history-for-format.ts",
     find: "if (bound.format === format) return true;",
     replace: "return true;",
     test: "drops Anthropic's signed thinking on purpose",

@@ -17,7 +17,7 @@ import {
 import { isValidHistory } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../src/agent-loop.ts";
-import { scriptedAdapter } from "../src/create-adapter.ts";
+import { scriptedAdapter } from "../src/connect/create-adapter.ts";
 import { type ProviderAdapter, WIRE_FORMATS } from "../src/provider-adapter.ts";
 
 const loop: FaultMatrixLoop<ProviderAdapter> = (adapter, messages, cwd) =>

@@ -1,7 +1,7 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { historyProblems } from "@harness/shared";
 import { describe, expect, it } from "vitest";
-import { keepForFormat, NOTHING_LEFT, noticeOnce, type ReasoningBlock } from "../src/keep-for-format.ts";
+import { historyForFormat, NOTHING_LEFT, noticeOnce, type ReasoningBlock } from "../src/history-for-format.ts";
 
 const chatReasoning: ReasoningBlock = { type: "reasoning", format: "openai-chat", text: "DeepSeek thought" };
 const responsesReasoning: ReasoningBlock = {
@@ -32,9 +32,9 @@ const types = (messages: MessageParam[]) =>
     b.format ? `${b.type}:${b.format}` : b.type,
   );
 
-describe("keepForFormat", () => {
+describe("historyForFormat", () => {
   it("sends Anthropic its own thinking and server blocks, nobody else's reasoning", () => {
-    expect(types(keepForFormat(history, "anthropic"))).toEqual([
+    expect(types(historyForFormat(history, "anthropic"))).toEqual([
       "thinking",
       "redacted_thinking",
       "server_tool_use",
@@ -44,11 +44,11 @@ describe("keepForFormat", () => {
   });
 
   it("sends Chat Completions only its own reasoning beside text and tool calls", () => {
-    expect(types(keepForFormat(history, "openai-chat"))).toEqual(["reasoning:openai-chat", "text", "tool_use"]);
+    expect(types(historyForFormat(history, "openai-chat"))).toEqual(["reasoning:openai-chat", "text", "tool_use"]);
   });
 
   it("sends the Responses API only its own reasoning items", () => {
-    expect(types(keepForFormat(history, "openai-responses"))).toEqual([
+    expect(types(historyForFormat(history, "openai-responses"))).toEqual([
       "reasoning:openai-responses",
       "text",
       "tool_use",
@@ -57,7 +57,7 @@ describe("keepForFormat", () => {
 
   it("says what it dropped, a count per kind, with why", () => {
     const lines: string[] = [];
-    keepForFormat(history, "openai-chat", (line) => lines.push(line));
+    historyForFormat(history, "openai-chat", (line) => lines.push(line));
     expect(lines).toEqual([
       "Not sent to openai-chat: 1 thinking block from anthropic (their signatures verify only at Anthropic).",
       "Not sent to openai-chat: 1 redacted_thinking block from anthropic (they are encrypted for Anthropic).",
@@ -69,7 +69,7 @@ describe("keepForFormat", () => {
   it("never changes the history it reads, and leaves it valid", () => {
     const before = structuredClone(history);
     for (const format of ["anthropic", "openai-chat", "openai-responses"] as const) {
-      expect(historyProblems(keepForFormat(history, format))).toEqual([]);
+      expect(historyProblems(historyForFormat(history, format))).toEqual([]);
     }
     expect(history).toEqual(before);
   });
@@ -80,7 +80,7 @@ describe("keepForFormat", () => {
       assistant({ type: "thinking", thinking: "only this", signature: "s" }),
       { role: "user", content: "and?" },
     ];
-    const kept = keepForFormat(thinkingOnly, "openai-responses");
+    const kept = historyForFormat(thinkingOnly, "openai-responses");
     expect(kept[1]).toEqual({ role: "assistant", content: [{ type: "text", text: NOTHING_LEFT }] });
     expect(historyProblems(kept)).toEqual([]);
   });

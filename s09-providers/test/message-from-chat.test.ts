@@ -1,7 +1,7 @@
 import { AgentTurn, stopReasonFor } from "@harness/shared";
 import type { ChatCompletion } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
-import { CHAT_STOP_REASONS, messageFromChat } from "../src/message-from-chat.ts";
+import { CHAT_STOP_REASONS, messageFromChat } from "../src/openai/message-from-chat.ts";
 
 function completion(message: Record<string, unknown>, finish: string | null): ChatCompletion {
   return {

@@ -1,8 +1,8 @@
 import { AgentTurn, stopReasonFor } from "@harness/shared";
 import type { Response } from "openai/resources/responses/responses";
 import { describe, expect, it } from "vitest";
-import { messageFromResponse } from "../src/message-from-responses.ts";
-import { toResponsesRequest } from "../src/to-responses-request.ts";
+import { messageFromResponse } from "../src/openai/message-from-responses.ts";
+import { toResponsesRequest } from "../src/openai/to-responses-request.ts";
 
 const fn = (call_id: string, args: string) => ({
   type: "function_call",

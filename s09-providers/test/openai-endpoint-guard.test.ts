@@ -3,9 +3,9 @@ import type { AddressInfo } from "node:net";
 import { EndpointError } from "@harness/cli";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
-import { openAiChatAdapter } from "../src/openai-chat-adapter.ts";
-import { CHAT_COMPLETIONS_API, guardedFetch, RESPONSES_API } from "../src/openai-endpoint-guard.ts";
-import { openAiResponsesAdapter } from "../src/openai-responses-adapter.ts";
+import { openAiChatAdapter } from "../src/openai/openai-chat-adapter.ts";
+import { CHAT_COMPLETIONS_API, guardedFetch, RESPONSES_API } from "../src/openai/openai-endpoint-guard.ts";
+import { openAiResponsesAdapter } from "../src/openai/openai-responses-adapter.ts";
 
 const closers: Array<() => void> = [];
 afterEach(() => {

@@ -1,6 +1,6 @@
 import { BadRequestError, InternalServerError } from "openai";
 import { describe, expect, it } from "vitest";
-import { openAiPromptTooLong } from "../src/openai-prompt-too-long.ts";
+import { openAiPromptTooLong } from "../src/openai/openai-prompt-too-long.ts";
 
 /** The error the openai SDK throws for a 400 with this `error` body. */
 const refusal = (error: Record<string, unknown>) => new BadRequestError(400, error, undefined, new Headers());

@@ -1,8 +1,8 @@
 import { StreamError } from "@harness/s03-streaming";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
-import { messageFromChat } from "../src/message-from-chat.ts";
-import { readChatStream } from "../src/read-chat-stream.ts";
+import { messageFromChat } from "../src/openai/message-from-chat.ts";
+import { readChatStream } from "../src/openai/read-chat-stream.ts";
 
 type Delta = Record<string, unknown>;
 const chunk = (delta: Delta, finish: string | null = null): ChatCompletionChunk =>

@@ -25,11 +25,11 @@ import {
   sourceLines,
 } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { scriptedAdapter } from "../src/create-adapter.ts";
-import { FORMAT_BOUND_BLOCKS } from "../src/keep-for-format.ts";
+import { scriptedAdapter } from "../src/connect/create-adapter.ts";
+import { FORMAT_BOUND_BLOCKS } from "../src/history-for-format.ts";
 import { providerParts, S09_OPTIONS } from "../src/main.ts";
-import { CHAT_STOP_REASONS } from "../src/message-from-chat.ts";
-import { RESPONSES_STOP_REASONS } from "../src/message-from-responses.ts";
+import { CHAT_STOP_REASONS } from "../src/openai/message-from-chat.ts";
+import { RESPONSES_STOP_REASONS } from "../src/openai/message-from-responses.ts";
 import { WIRE_FORMATS, type WireFormat } from "../src/provider-adapter.ts";
 
 const CHAPTER = join(REPO_ROOT, "s09-providers");

@@ -7,12 +7,12 @@ import { AgentTurn, stopReasonFor } from "@harness/shared";
 import OpenAI, { APIError, RateLimitError } from "openai";
 import { describe, expect, it } from "vitest";
 import { anthropicAdapter } from "../src/anthropic-adapter.ts";
-import { isReasoningBlock } from "../src/keep-for-format.ts";
-import { messageFromChat } from "../src/message-from-chat.ts";
-import { messageFromResponse } from "../src/message-from-responses.ts";
-import { openAiChatAdapter } from "../src/openai-chat-adapter.ts";
-import { CHAT_COMPLETIONS_API, guardedFetch, RESPONSES_API } from "../src/openai-endpoint-guard.ts";
-import { openAiResponsesAdapter } from "../src/openai-responses-adapter.ts";
+import { isReasoningBlock } from "../src/history-for-format.ts";
+import { messageFromChat } from "../src/openai/message-from-chat.ts";
+import { messageFromResponse } from "../src/openai/message-from-responses.ts";
+import { openAiChatAdapter } from "../src/openai/openai-chat-adapter.ts";
+import { CHAT_COMPLETIONS_API, guardedFetch, RESPONSES_API } from "../src/openai/openai-endpoint-guard.ts";
+import { openAiResponsesAdapter } from "../src/openai/openai-responses-adapter.ts";
 import type { TurnRequest } from "../src/provider-adapter.ts";
 import {
   ANTHROPIC_FIXTURES,

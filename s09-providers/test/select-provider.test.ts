@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { selectProvider } from "../src/select-provider.ts";
+import { selectProvider } from "../src/connect/select-provider.ts";
 
 const env = (shell: Record<string, string> = {}, file: Record<string, string> = {}) => ({ shell, file });
 

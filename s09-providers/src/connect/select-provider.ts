@@ -10,7 +10,7 @@
  * answers, speaking that format.
  */
 import type { LoadedEnv } from "@harness/cli";
-import { WIRE_FORMATS, type WireFormat } from "./provider-adapter.ts";
+import { WIRE_FORMATS, type WireFormat } from "../provider-adapter.ts";
 
 /** The endpoint the `openai` SDK calls when OPENAI_BASE_URL is not set. */
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";

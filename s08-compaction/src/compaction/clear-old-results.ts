@@ -5,7 +5,7 @@
  * pair stays whole and the model still sees what it did.
  */
 import type { MessageParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
-import { estimateTokens } from "./measure-context.ts";
+import { estimateTokens } from "../measure-context.ts";
 
 /** What a cleared result reads. */
 export const CLEARED_RESULT = "[old tool result cleared to save context]";

@@ -6,8 +6,8 @@
  * touched, what is left.
  */
 import type { MessageParam, Tool } from "@anthropic-ai/sdk/resources/messages";
-import { AgentTurn, appendUserText } from "@harness/shared";
 import type { SendTurn } from "@harness/s03-streaming";
+import { AgentTurn, appendUserText } from "@harness/shared";
 
 /** The prompt a summary is asked with. */
 export const SUMMARY_PROMPT = [

@@ -8,7 +8,8 @@
  * `response.completed` or `response.incomplete`; `response.failed`, or an end without either, is an
  * error, never an answer.
  */
-import { StreamError, type StreamObserver } from "@harness/s03-streaming";
+import { StreamError, type StreamEvent } from "@harness/s03-streaming";
+import type { Emit } from "@harness/shared";
 import type { Response, ResponseOutputItem, ResponseStreamEvent } from "openai/resources/responses/responses";
 import type { StreamProgress } from "./retry-unstarted-stream.ts";
 
@@ -30,7 +31,7 @@ const CONTENT_EVENTS = new Set([
  */
 export async function readResponsesStream(
   stream: AsyncIterable<ResponseStreamEvent>,
-  observer: StreamObserver = {},
+  emit: Emit<StreamEvent> = () => {},
   progress: StreamProgress = { opened: true, consumed: false },
   signal?: AbortSignal,
 ): Promise<Response> {
@@ -41,12 +42,12 @@ export async function readResponsesStream(
     if (signal?.aborted) break; // what the SDK had buffered is not shown
     if (!started) {
       started = true;
-      observer.start?.();
+      emit({ type: "stream_start" });
     }
     if (CONTENT_EVENTS.has(event.type)) progress.consumed = true;
     switch (event.type) {
       case "response.output_text.delta":
-        observer.text?.(event.delta);
+        emit({ type: "text", text: event.delta });
         break;
       case "response.output_item.done":
         items[event.output_index] = event.item;

@@ -12,8 +12,8 @@
  */
 import type { ContentBlockParam, MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import type { ResponseCreateParamsStreaming, ResponseInputItem } from "openai/resources/responses/responses";
-import { isReasoningBlock } from "./keep-for-format.ts";
-import type { TurnRequest } from "./provider-adapter.ts";
+import { isReasoningBlock } from "../history-for-format.ts";
+import type { TurnRequest } from "../provider-adapter.ts";
 import { resultText, systemText } from "./to-chat-request.ts";
 
 /** Build the streamed Responses request for `request`, whose history holds only what this format reads. */

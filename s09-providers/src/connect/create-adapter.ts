@@ -11,15 +11,15 @@ import {
   DEFAULT_MODEL_TIMEOUT_SECONDS,
   endpointGuard,
   loadEnv,
+  type OfflineModel,
 } from "@harness/cli";
 import { type CompactionMode, withServerBetas } from "@harness/s08-compaction";
-import { type Brain, demoBrain, ScriptedModel } from "@harness/scripted-model";
 import OpenAI from "openai";
-import { anthropicAdapter } from "./anthropic-adapter.ts";
-import { openAiChatAdapter } from "./openai-chat-adapter.ts";
-import { CHAT_COMPLETIONS_API, guardedFetch, RESPONSES_API } from "./openai-endpoint-guard.ts";
-import { openAiResponsesAdapter } from "./openai-responses-adapter.ts";
-import type { AdapterOptions, ProviderAdapter, WireFormat } from "./provider-adapter.ts";
+import { anthropicAdapter } from "../anthropic-adapter.ts";
+import { openAiChatAdapter } from "../openai/openai-chat-adapter.ts";
+import { CHAT_COMPLETIONS_API, guardedFetch, RESPONSES_API } from "../openai/openai-endpoint-guard.ts";
+import { openAiResponsesAdapter } from "../openai/openai-responses-adapter.ts";
+import type { AdapterOptions, ProviderAdapter, WireFormat } from "../provider-adapter.ts";
 import { DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, selectProvider } from "./select-provider.ts";
 
 /** Where a run's model calls go: shared's `ClientChoice`, with an adapter in place of the client. */
@@ -38,10 +38,14 @@ export interface CreateAdapterOptions extends CreateClientOptions, AdapterOption
    * client then sends its betas' header; the OpenAI formats have no such setting (an error).
    */
   compaction?: CompactionMode;
-  /** The scripted model's brain offline (default: the demo brain). */
-  brain?: Brain;
-  /** The scripted model's context window offline (default: no limit). */
-  contextWindow?: number;
+  /** The model that answers offline, in any format (the scripted model: main.ts makes it; only then is it made). */
+  scripted: () => OfflineProvider;
+}
+
+/** An offline model for every format: an Anthropic client, and a `fetch` the OpenAI SDK can call (the scripted model has both). */
+export interface OfflineProvider extends OfflineModel {
+  /** Answers the OpenAI formats' requests, as a server would. */
+  fetch: typeof fetch;
 }
 
 /** How to build an adapter in front of a scripted model (tests and benchmarks set these). */
@@ -59,16 +63,14 @@ const GUARDED_APIS = { "openai-chat": CHAT_COMPLETIONS_API, "openai-responses": 
  * Choose and build the adapter.
  * Contract: never sends a request; a key is read only for the format chosen.
  */
-export function createAdapter(options: CreateAdapterOptions = {}): AdapterChoice {
+export function createAdapter(options: CreateAdapterOptions): AdapterChoice {
   const env = loadEnv(options.env ?? process.env, options.envFile);
   const selection = selectProvider(options.provider, env, options.offline);
   const timeoutMs = clampTimeout((options.modelTimeoutSeconds ?? DEFAULT_MODEL_TIMEOUT_SECONDS) * 1000);
   const adapterOptions: AdapterOptions = { notice: options.notice, retryDelayMs: options.retryDelayMs };
   if (selection.format === "anthropic") {
     // the same rule picks the same credential: createClient says why when there is none
-    const scripted = () =>
-      new ScriptedModel({ brain: options.brain ?? demoBrain, contextWindow: options.contextWindow });
-    const { client, ...choice } = createClient({ scripted, ...options });
+    const { client, ...choice } = createClient(options);
     const sender = options.compaction === "server" ? withServerBetas(client) : client;
     return { ...choice, format: "anthropic", adapter: anthropicAdapter(sender, adapterOptions) };
   }
@@ -80,7 +82,7 @@ export function createAdapter(options: CreateAdapterOptions = {}): AdapterChoice
   }
   const model = options.model ?? env.values.MODEL_ID ?? DEFAULT_OPENAI_MODEL;
   if (selection.kind === "scripted") {
-    const scripted = new ScriptedModel({ brain: options.brain ?? demoBrain, contextWindow: options.contextWindow });
+    const scripted = options.scripted();
     return {
       format,
       model,
@@ -123,7 +125,7 @@ export function createAdapter(options: CreateAdapterOptions = {}): AdapterChoice
  */
 export function scriptedAdapter(
   format: WireFormat,
-  model: ScriptedModel,
+  model: OfflineProvider,
   options: ScriptedAdapterOptions = {},
 ): ProviderAdapter {
   const timeoutMs = clampTimeout(options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_SECONDS * 1000);

@@ -5,7 +5,7 @@
  * in 130512 tokens."), the Responses API neither ("Your input exceeds the context window of this
  * model."). vLLM sends the same sentence as Chat Completions without the code ("… your request has
  * 33012 input tokens"); llama.cpp's `llama-server` its own type, `exceed_context_size_error`, with
- * `n_ctx` and `n_prompt_tokens`. s08's keeper reads any of them through this, as it reads the
+ * `n_ctx` and `n_prompt_tokens`. s08's window reads any of them through this, as it reads the
  * Messages API's "prompt is too long" through s08's own.
  */
 import type { PromptTooLong } from "@harness/s08-compaction";

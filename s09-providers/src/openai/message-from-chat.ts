@@ -16,7 +16,7 @@
 import type { Message } from "@anthropic-ai/sdk/resources/messages";
 import { parseToolInput } from "@harness/s03-streaming";
 import type { ChatCompletion } from "openai/resources/chat/completions";
-import type { ReasoningBlock } from "./keep-for-format.ts";
+import type { ReasoningBlock } from "../history-for-format.ts";
 
 /**
  * `finish_reason` → the course's stop reason, which `stopReasonFor` reads. A reason not listed

@@ -5,7 +5,7 @@
  * history.
  */
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import { estimateTokens } from "./measure-context.ts";
+import { estimateTokens } from "../measure-context.ts";
 
 /**
  * True when the history may be cut before `messages[i]`: an assistant message (a model turn), or a

@@ -7,7 +7,8 @@
  * arguments once, from the complete text. A stream is complete when a `finish_reason` arrived:
  * one that ends without it was cut, and is an error, never an answer.
  */
-import { StreamError, type StreamObserver } from "@harness/s03-streaming";
+import { StreamError, type StreamEvent } from "@harness/s03-streaming";
+import type { Emit } from "@harness/shared";
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
 import type { StreamProgress } from "./retry-unstarted-stream.ts";
 
@@ -26,7 +27,7 @@ interface PartialCall {
  */
 export async function readChatStream(
   stream: AsyncIterable<ChatCompletionChunk>,
-  observer: StreamObserver = {},
+  emit: Emit<StreamEvent> = () => {},
   progress: StreamProgress = { opened: true, consumed: false },
   signal?: AbortSignal,
 ): Promise<ChatCompletion> {
@@ -41,7 +42,7 @@ export async function readChatStream(
     if (signal?.aborted) break; // what the SDK had buffered is not shown
     if (!first) {
       first = chunk;
-      observer.start?.();
+      emit({ type: "stream_start" });
     }
     if (chunk.usage) usage = chunk.usage;
     const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
@@ -50,7 +51,7 @@ export async function readChatStream(
     if (typeof delta.content === "string" && delta.content !== "") {
       progress.consumed = true;
       content += delta.content;
-      observer.text?.(delta.content);
+      emit({ type: "text", text: delta.content });
     }
     // DeepSeek and xAI send `reasoning_content`; vLLM and others send `reasoning`
     const thought = delta.reasoning_content ?? delta.reasoning;

@@ -5,11 +5,11 @@
  * result is a history the API accepts, or the old history stays.
  */
 import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages";
-import { historyProblems } from "@harness/shared";
-import { findCut } from "./find-cut.ts";
-import { estimateTokens } from "./measure-context.ts";
-import { requestSummary, type SummaryRequest } from "./request-summary.ts";
 import type { SendTurn } from "@harness/s03-streaming";
+import { historyProblems } from "@harness/shared";
+import { estimateTokens } from "../measure-context.ts";
+import { findCut } from "./find-cut.ts";
+import { requestSummary, type SummaryRequest } from "./request-summary.ts";
 
 /** What opens the summary in the compacted history. */
 export const SUMMARY_OPENING = "The conversation so far was summarised to fit the context window. The summary:";

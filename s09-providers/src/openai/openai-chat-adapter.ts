@@ -5,11 +5,11 @@
  * (`messageFromChat`), with s03's rule for a stream that fails before its content.
  */
 import type OpenAI from "openai";
-import { keepForFormat, noticeOnce } from "./keep-for-format.ts";
+import { historyForFormat, noticeOnce } from "../history-for-format.ts";
+import type { AdapterOptions, ProviderAdapter } from "../provider-adapter.ts";
 import { messageFromChat } from "./message-from-chat.ts";
 import { asEndpointError } from "./openai-endpoint-guard.ts";
 import { openAiPromptTooLong } from "./openai-prompt-too-long.ts";
-import type { AdapterOptions, ProviderAdapter } from "./provider-adapter.ts";
 import { readChatStream } from "./read-chat-stream.ts";
 import { retryUnstartedStream } from "./retry-unstarted-stream.ts";
 import { toChatRequest } from "./to-chat-request.ts";
@@ -20,8 +20,8 @@ export function openAiChatAdapter(client: OpenAI, options: AdapterOptions = {}):
   return {
     format: "openai-chat",
     promptTooLong: openAiPromptTooLong,
-    streamTurn: (request, signal, observer = {}) => {
-      const params = toChatRequest({ ...request, messages: keepForFormat(request.messages, "openai-chat", drop) });
+    streamTurn: (request, signal, emit = () => {}) => {
+      const params = toChatRequest({ ...request, messages: historyForFormat(request.messages, "openai-chat", drop) });
       return retryUnstartedStream(
         async (progress) => {
           // a refusal of the endpoint guard comes back as the guard's error
@@ -29,7 +29,7 @@ export function openAiChatAdapter(client: OpenAI, options: AdapterOptions = {}):
             throw asEndpointError(error);
           });
           progress.opened = true;
-          return messageFromChat(await readChatStream(stream, observer, progress, signal));
+          return messageFromChat(await readChatStream(stream, emit, progress, signal));
         },
         signal,
         options.retryDelayMs,

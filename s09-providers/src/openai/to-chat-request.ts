@@ -19,12 +19,12 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionMessageToolCall,
 } from "openai/resources/chat/completions";
-import { isReasoningBlock } from "./keep-for-format.ts";
-import type { TurnRequest } from "./provider-adapter.ts";
+import { isReasoningBlock } from "../history-for-format.ts";
+import type { TurnRequest } from "../provider-adapter.ts";
 
 /**
  * Build the streamed Chat Completions request for `request`, whose history holds only what this
- * format reads (`keepForFormat` ran first).
+ * format reads (`historyForFormat` ran first).
  * Contract: the output budget goes as `max_completion_tokens` (OpenAI's field; `max_tokens` is
  * refused by its reasoning models), and usage is asked for at the end of the stream.
  */

@@ -4,11 +4,11 @@
  * (`messageFromResponse`), with s03's rule for a stream that fails before its content.
  */
 import type OpenAI from "openai";
-import { keepForFormat, noticeOnce } from "./keep-for-format.ts";
+import { historyForFormat, noticeOnce } from "../history-for-format.ts";
+import type { AdapterOptions, ProviderAdapter } from "../provider-adapter.ts";
 import { messageFromResponse } from "./message-from-responses.ts";
 import { asEndpointError } from "./openai-endpoint-guard.ts";
 import { openAiPromptTooLong } from "./openai-prompt-too-long.ts";
-import type { AdapterOptions, ProviderAdapter } from "./provider-adapter.ts";
 import { readResponsesStream } from "./read-responses-stream.ts";
 import { retryUnstartedStream } from "./retry-unstarted-stream.ts";
 import { toResponsesRequest } from "./to-responses-request.ts";
@@ -19,10 +19,10 @@ export function openAiResponsesAdapter(client: OpenAI, options: AdapterOptions =
   return {
     format: "openai-responses",
     promptTooLong: openAiPromptTooLong,
-    streamTurn: (request, signal, observer = {}) => {
+    streamTurn: (request, signal, emit = () => {}) => {
       const params = toResponsesRequest({
         ...request,
-        messages: keepForFormat(request.messages, "openai-responses", drop),
+        messages: historyForFormat(request.messages, "openai-responses", drop),
       });
       return retryUnstartedStream(
         async (progress) => {
@@ -31,7 +31,7 @@ export function openAiResponsesAdapter(client: OpenAI, options: AdapterOptions =
             throw asEndpointError(error);
           });
           progress.opened = true;
-          return messageFromResponse(await readResponsesStream(stream, observer, progress, signal));
+          return messageFromResponse(await readResponsesStream(stream, emit, progress, signal));
         },
         signal,
         options.retryDelayMs,

@@ -60,7 +60,7 @@ export const NOTHING_LEFT = "(reasoning only, not sent to this provider)";
  * Contract: never changes `messages`; roles and tool calls stay as they were, so a valid history
  * stays valid (an assistant message left empty gets a short text saying why).
  */
-export function keepForFormat(
+export function historyForFormat(
   messages: readonly MessageParam[],
   format: WireFormat,
   drop: (line: string, kind: string) => void = () => {},
@@ -90,7 +90,7 @@ export function keepForFormat(
   return kept;
 }
 
-/** A `drop` for `keepForFormat` that passes each kind on to `notice` once (a run drops the same kind every turn). */
+/** A `drop` for `historyForFormat` that passes each kind on to `notice` once (a run drops the same kind every turn). */
 export function noticeOnce(notice?: (line: string) => void): (line: string, kind: string) => void {
   const told = new Set<string>();
   return (line, kind) => {

@@ -14,7 +14,7 @@
 import type { Message } from "@anthropic-ai/sdk/resources/messages";
 import { parseToolInput } from "@harness/s03-streaming";
 import type { Response } from "openai/resources/responses/responses";
-import type { ReasoningBlock } from "./keep-for-format.ts";
+import type { ReasoningBlock } from "../history-for-format.ts";
 
 /**
  * Why an `incomplete` response stopped → the course's stop reason. Any other reason, and any status
