@@ -11,10 +11,10 @@ import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSyn
 import { join } from "node:path";
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { harnessDataDir } from "./harness-data-dir.ts";
-import { readTrace } from "./read-trace.ts";
 import { redactLine } from "./redact.ts";
 import { freezeRequest, requestDelta, type SentRequest } from "./request-delta.ts";
 import { type ErrorRecord, type IterationRecord, isValidTraceId, type TraceRecord } from "./trace-record.ts";
+import { readTrace } from "./viewer/read-trace.ts";
 
 /** Where the traces of the project in `cwd` go: HARNESS_TRACE_DIR, else `traces/` in its harness data directory. */
 export function traceDir(cwd: string, env: NodeJS.ProcessEnv = process.env): string {

@@ -17,7 +17,7 @@ import { type AgentLoopResult, isValidHistory, toolOutput } from "@harness/share
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { type AgentLoopOptions, agentLoop } from "../src/agent-loop.ts";
-import { type LoadedTrace, readTrace, requestOf, sentRequests } from "../src/read-trace.ts";
+import { type LoadedTrace, readTrace, requestOf, sentRequests } from "../src/viewer/read-trace.ts";
 import type { ErrorRecord, IterationRecord, ResultRecord } from "../src/trace-record.ts";
 import { TraceWriter, traceDir } from "../src/trace-writer.ts";
 import { scriptedTrace } from "./scripted-trace.ts";

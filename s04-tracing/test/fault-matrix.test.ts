@@ -9,7 +9,7 @@ import { FAULT_CASES, type FaultMatrixLoop, faultCaseMismatches, runFaultCase } 
 import { isValidHistory } from "@harness/shared";
 import { afterAll, describe, expect, it } from "vitest";
 import { agentLoop } from "../src/agent-loop.ts";
-import { readTrace, sentRequests } from "../src/read-trace.ts";
+import { readTrace, sentRequests } from "../src/viewer/read-trace.ts";
 import { TraceWriter } from "../src/trace-writer.ts";
 
 const traceDirs: string[] = [];

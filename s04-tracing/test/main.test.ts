@@ -33,7 +33,7 @@ import { cleanUpAfter, runInProcess } from "@harness/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { formatShow } from "../src/viewer/format-trace.ts";
 import { main } from "../src/main.ts";
-import { type LoadedTrace, readTrace, requestOf, sentRequests, summariseTrace } from "../src/read-trace.ts";
+import { type LoadedTrace, readTrace, requestOf, sentRequests, summariseTrace } from "../src/viewer/read-trace.ts";
 import type { IterationRecord, ResultRecord } from "../src/trace-record.ts";
 import { traceDir } from "../src/trace-writer.ts";
 

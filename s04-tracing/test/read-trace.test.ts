@@ -14,7 +14,7 @@ import {
   sentRequests,
   summariseTrace,
   tracePath,
-} from "../src/read-trace.ts";
+} from "../src/viewer/read-trace.ts";
 import type { IterationRecord } from "../src/trace-record.ts";
 import { TraceWriter } from "../src/trace-writer.ts";
 import { scriptedTrace } from "./scripted-trace.ts";

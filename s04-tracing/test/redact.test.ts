@@ -6,7 +6,7 @@ import { reply, ScriptedModel, text, textReply, toolUse } from "@harness/scripte
 import { isValidHistory } from "@harness/shared";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { agentLoop } from "../src/agent-loop.ts";
-import { readTrace } from "../src/read-trace.ts";
+import { readTrace } from "../src/viewer/read-trace.ts";
 import { knownSecrets, REDACTED, redactLine } from "../src/redact.ts";
 import { TraceWriter } from "../src/trace-writer.ts";
 

@@ -13,7 +13,7 @@ import { isValidHistory } from "@harness/shared";
 import { BROWSER_ARGS, findTestBrowser } from "@harness/testkit";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LoadedTrace } from "../src/read-trace.ts";
+import type { LoadedTrace } from "../src/viewer/read-trace.ts";
 import { renderTraceHtml } from "../src/viewer/render-html.ts";
 import { type ScriptedTrace, scriptedTrace } from "./scripted-trace.ts";
 

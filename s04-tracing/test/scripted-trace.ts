@@ -11,7 +11,7 @@ import type { AgentStopReason } from "@harness/s03-streaming";
 import { ScriptedModel, type ScriptStep } from "@harness/scripted-model";
 import { type AgentLoopResult, appendUserText } from "@harness/shared";
 import { type AgentLoopOptions, agentLoop } from "../src/agent-loop.ts";
-import { type LoadedTrace, readTrace } from "../src/read-trace.ts";
+import { type LoadedTrace, readTrace } from "../src/viewer/read-trace.ts";
 import { TraceWriter, traceDir } from "../src/trace-writer.ts";
 
 /** What a scripted run leaves behind. */

@@ -6,7 +6,7 @@ import { reply, ScriptedModel, text, textReply, toolUse } from "@harness/scripte
 import { isValidHistory } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../src/agent-loop.ts";
-import { type LoadedTrace, readTrace } from "../src/read-trace.ts";
+import { type LoadedTrace, readTrace } from "../src/viewer/read-trace.ts";
 import { type OtlpSpan, toOtlp } from "../src/viewer/to-otlp.ts";
 import type { IterationRecord, ResultRecord } from "../src/trace-record.ts";
 import { TraceWriter } from "../src/trace-writer.ts";

@@ -6,7 +6,7 @@ import { ScriptedModel, textReply } from "@harness/scripted-model";
 import { isValidHistory } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../src/agent-loop.ts";
-import { readTrace } from "../src/read-trace.ts";
+import { readTrace } from "../src/viewer/read-trace.ts";
 import { isValidTraceId, type ResultRecord } from "../src/trace-record.ts";
 import { newTraceId, TraceWriter, traceDir } from "../src/trace-writer.ts";
 

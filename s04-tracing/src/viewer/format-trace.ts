@@ -4,7 +4,7 @@
  * request's number (`#N`), which `trace show --request N` prints whole.
  */
 import { preview } from "@harness/cli";
-import { type LoadedTrace, runPrompts, type TraceSummary } from "../read-trace.ts";
+import { type LoadedTrace, runPrompts, type TraceSummary } from "./read-trace.ts";
 
 /** `trace list`: one line a trace, newest first. */
 export function formatList(traces: TraceSummary[]): string {

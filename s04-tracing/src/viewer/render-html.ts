@@ -7,8 +7,9 @@
  * Each turn carries the messages that were new in its request, as the trace holds them (the
  * rest were shown with earlier turns), so the page grows in step with the trace.
  */
-import { type LoadedTrace, runPrompts, sentRequests, summariseTrace } from "../read-trace.ts";
+
 import type { IterationRecord } from "../trace-record.ts";
+import { type LoadedTrace, runPrompts, sentRequests, summariseTrace } from "./read-trace.ts";
 
 /** The page's data: what the script draws. */
 interface ViewData {

@@ -6,8 +6,8 @@
  * status. Ids are derived from the trace id, so an export is deterministic.
  */
 import { createHash } from "node:crypto";
-import type { LoadedTrace } from "../read-trace.ts";
 import type { ErrorRecord, IterationRecord, ResultRecord } from "../trace-record.ts";
+import type { LoadedTrace } from "./read-trace.ts";
 
 /** One OTLP attribute: a key and a typed value. */
 export type Attribute = {

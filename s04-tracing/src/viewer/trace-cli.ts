@@ -8,11 +8,11 @@ import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { isProgram } from "@harness/cli";
+import { traceDir } from "../trace-writer.ts";
 import { formatList, formatShow } from "./format-trace.ts";
-import { listTraces, readTrace, requestOf, tracePath } from "../read-trace.ts";
+import { listTraces, readTrace, requestOf, tracePath } from "./read-trace.ts";
 import { renderTraceHtml } from "./render-html.ts";
 import { toOtlp } from "./to-otlp.ts";
-import { traceDir } from "../trace-writer.ts";
 
 const USAGE = `trace: read the traces that pnpm s04 --trace wrote
 

@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import { rebuildRequest } from "./request-delta.ts";
+import { rebuildRequest } from "../request-delta.ts";
 import {
   type ErrorRecord,
   type IterationRecord,
@@ -15,7 +15,7 @@ import {
   TRACE_FORMAT,
   type TracedRequest,
   type TraceRecord,
-} from "./trace-record.ts";
+} from "../trace-record.ts";
 
 /** The records of one trace file, and how many lines could not be read. */
 export interface LoadedTrace {
