@@ -17,7 +17,6 @@ import {
   containsRun,
   normalisedLines,
   proseOf,
-  readChapterCli,
   runInProcess,
   sourceLines,
 } from "@harness/testkit";
@@ -28,7 +27,8 @@ import { STREAM_RETRIES } from "../src/stream-turn.ts";
 const CHAPTER = join(import.meta.dirname, "..");
 const REPO = join(CHAPTER, "..");
 const READMES = ["README.md", "README.zh.md"] as const;
-const CLI = readChapterCli(CHAPTER);
+/** What the chapter's CLI declares: its name, its summary, the exit statuses of its own stop reasons. */
+const CLI = { command: chapter.command, summary: chapter.summary, exitCodes: { ...chapter.exitCodes } };
 /** The two chapters whose CLI the text runs: s02's in the problem, this one's everywhere else. */
 const CHAPTER_FOLDERS: Record<string, string> = { s02: "s02-tool-dispatch", s03: "s03-streaming" };
 /** The directory the text's commands play in; the test plays in a temporary one instead. */
