@@ -10,13 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
-import {
-  DEFAULT_MODEL_TIMEOUT_SECONDS,
-  EXIT_CODES,
-  exitCodeFor,
-  SHOW_ELAPSED_AFTER_MS,
-  usage,
-} from "@harness/cli";
+import { DEFAULT_MODEL_TIMEOUT_SECONDS, EXIT_CODES, exitCodeFor, SHOW_ELAPSED_AFTER_MS, usage } from "@harness/cli";
 import {
   DEFAULT_BASH_TIMEOUT_SECONDS,
   DEFAULT_MAX_OUTPUT_BYTES,

@@ -7,7 +7,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { EXIT_CODES, exitCodeFor, runChapterCli, usage } from "@harness/cli";
+import { EXIT_CODES, exitCodeFor, usage } from "@harness/cli";
 import { DEFAULT_BASH_TIMEOUT_SECONDS, DEFAULT_MAX_OUTPUT_BYTES } from "@harness/shared";
 import {
   type ChapterMain,
@@ -20,9 +20,9 @@ import {
   sourceLines,
 } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { chapter as s01Chapter } from "../../s01-agent-loop/src/main.ts";
+import { main as s01Main } from "../../s01-agent-loop/src/main.ts";
 import { dispatch, toolMap } from "../src/dispatch.ts";
-import { chapter } from "../src/main.ts";
+import { chapter, main } from "../src/main.ts";
 import { MAX_CONCURRENT_TOOLS } from "../src/run-tool-calls.ts";
 import { toApiTool } from "../src/tool.ts";
 import { MAX_GLOB_RESULTS } from "../src/tools/glob.ts";
@@ -317,8 +317,8 @@ function words(command: string): string[] {
 
 /** The CLIs whose samples run in this process (`mainOfScript` checks the script runs that file). */
 const MAINS: Record<string, ChapterMain> = {
-  "s01-agent-loop/src/main.ts": (argv, io) => runChapterCli(s01Chapter, argv, io),
-  "s02-tool-dispatch/src/main.ts": (argv, io) => runChapterCli(chapter, argv, io),
+  "s01-agent-loop/src/main.ts": s01Main,
+  "s02-tool-dispatch/src/main.ts": main,
 };
 
 /**

@@ -12,14 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_MODEL_TIMEOUT_SECONDS, exitCodeFor, runChapterCli, usage } from "@harness/cli";
 import { encodeSse } from "@harness/scripted-model";
-import {
-  codeFences,
-  containsRun,
-  normalisedLines,
-  proseOf,
-  runInProcess,
-  sourceLines,
-} from "@harness/testkit";
+import { codeFences, containsRun, normalisedLines, proseOf, runInProcess, sourceLines } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { chapter } from "../src/main.ts";
 import { STREAM_RETRIES } from "../src/stream-turn.ts";
