@@ -140,10 +140,11 @@ function agentLoopSource(): string {
     .join("\n");
 }
 
-/** The lines of a file's first doc comment (its header), as written. */
+/** The lines of a file's header (its first doc comment, one line or several), as written. */
 function headerComment(path: string): string[] {
   const lines = loopFile(path).split("\n");
-  return lines.slice(0, lines.indexOf(" */") + 1);
+  const end = lines[0].endsWith("*/") ? 0 : lines.indexOf(" */");
+  return lines.slice(0, end + 1);
 }
 
 /** `git diff --no-index` of s01's loop against this chapter's (exit status 1: they differ). */
