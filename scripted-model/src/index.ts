@@ -4,6 +4,7 @@ export * from "./compaction/summarise-conversation.ts";
 export * from "./demo-brain.ts";
 export * from "./faults/fault-case-on-format.ts";
 export * from "./faults/fault-matrix.ts";
+export * from "./faults/loop-contract.ts";
 export * from "./openai/openai-chat-wire.ts";
 export * from "./openai/openai-responses-wire.ts";
 export * from "./recall-answer.ts";
