@@ -21,13 +21,18 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AskAnswer } from "@harness/cli";
 import { agentLoop as s01Loop } from "@harness/s01-agent-loop";
-import { agentLoop as s02Loop } from "@harness/s02-tool-dispatch";
-import { agentLoop as s03Loop } from "@harness/s03-streaming";
-import { readTrace, agentLoop as s04Loop, sentRequests, TraceWriter } from "@harness/s04-tracing";
-import { defaultPermissionSettings, type PermissionSettings, agentLoop as s05Loop } from "@harness/s05-permissions";
-import { type HookCommand, agentLoop as s06Loop } from "@harness/s06-hooks";
+import { ALL_TOOLS, agentLoop as s02Loop, toApiTool, toolMap } from "@harness/s02-tool-dispatch";
+import { type SendTurn, agentLoop as s03Loop, sendStreamed } from "@harness/s03-streaming";
+import { readTrace, agentLoop as s04Loop, sentRequests, TraceRecorder, TraceWriter } from "@harness/s04-tracing";
+import {
+  defaultPermissionSettings,
+  type PermissionAnswer,
+  type PermissionSettings,
+  permissionGate,
+  agentLoop as s05Loop,
+} from "@harness/s05-permissions";
+import { type HookCommand, hookGate, loopHooks, agentLoop as s06Loop } from "@harness/s06-hooks";
 import {
   historyOf,
   interruptedResults,
@@ -36,7 +41,7 @@ import {
   TRANSCRIPT_VERSION,
   TranscriptWriter,
 } from "@harness/s07-sessions";
-import { agentLoop as s08Loop } from "@harness/s08-compaction";
+import { type ContextEvent, ContextWindow, agentLoop as s08Loop, writeBoundary } from "@harness/s08-compaction";
 import {
   type ProviderAdapter,
   agentLoop as s09Loop,
@@ -59,7 +64,7 @@ import {
   text,
   toolUse,
 } from "@harness/scripted-model";
-import { historyProblems, isValidHistory, type ToolCall, type ToolResult } from "@harness/shared";
+import { type Emit, fanOut, historyProblems, isValidHistory, type LoopEvent } from "@harness/shared";
 
 const TARGET = Number(process.env.SOAK_ITERATIONS ?? 10_000);
 const SEED = Number(process.env.SOAK_SEED ?? 1);
@@ -133,9 +138,10 @@ process.on("unhandledRejection", (error) => {
   fail(`unhandled rejection: ${error instanceof Error ? error.stack : error}`);
 });
 
-/** One trace file: the runs and iterations written to it, to compare with what reads back. */
+/** One trace file and its recorder: the runs and iterations written to it, to compare with what reads back. */
 interface TraceSession {
   writer: TraceWriter;
+  recorder: TraceRecorder;
   runs: number;
   iterations: number;
 }
@@ -143,64 +149,99 @@ const sessions: TraceSession[] = [];
 function traceSession(): TraceSession {
   const current = sessions.at(-1);
   if (current && current.runs < RUNS_PER_TRACE) return current;
-  const session = { writer: new TraceWriter(`soak-${SEED}-${sessions.length}`, traceDir, []), runs: 0, iterations: 0 };
+  const writer = new TraceWriter(`soak-${SEED}-${sessions.length}`, traceDir, []);
+  const session = { writer, recorder: new TraceRecorder(writer), runs: 0, iterations: 0 };
   sessions.push(session);
   return session;
 }
 
-function countTool(call: ToolCall, result: ToolResult): void {
-  tally(figures.toolCalls, call.name);
-  if (call.name === "bash" && /\[timed out after/.test(result.content)) figures.bashTimeouts++;
-}
+/** Counts each tool call run, by tool, and the bash calls killed at their timeout. */
+/** The Anthropic client the matrix makes for s01 to s08 (s09's is an adapter). */
+type Client = Parameters<typeof s01Loop>[0];
 
-/** The loop a chapter runs, as the fault matrix calls it. */
-function loopFor(chapter: Chapter, bashTimeoutMs: number): FaultMatrixLoop {
+const countTools = (event: { type: string }): void => {
+  const heard = event as LoopEvent;
+  if (heard.type !== "tool_result") return;
+  tally(figures.toolCalls, heard.call.name);
+  if (heard.call.name === "bash" && /\[timed out after/.test(heard.result.content)) figures.bashTimeouts++;
+};
+
+/**
+ * The loop a chapter runs, as the fault matrix calls it, built as its main.ts builds it: s03 on
+ * stream each turn (s09 through the wire format's adapter); s04 on record a trace (a recorder per
+ * trace file); s05 on put each call through the permission gate, the user answering at random;
+ * s06 on wrap it in the hooks; s07 on write a transcript (one per run); s08 and s09 keep the
+ * history inside a small window.
+ */
+function loopFor(chapter: Chapter, bashTimeoutMs: number): FaultMatrixLoop<unknown> {
   const base = { model: "soak-model", maxTurns: 12, bashTimeoutMs };
   let run: TranscriptWriter | undefined; // s07's transcript of this run
   if (chapter === "s01") {
-    return (client, messages, dir) =>
-      s01Loop(client, messages, { ...base, cwd: dir, observer: { toolResult: countTool } });
+    return (client, messages, cwd) => s01Loop(client as Client, messages, { ...base, cwd, emit: countTools });
   }
   if (chapter === "s02") {
-    return (client, messages, dir) =>
-      s02Loop(client, messages, { ...base, cwd: dir, observer: { toolResult: countTool } });
+    return (client, messages, cwd) => s02Loop(client as Client, messages, { ...base, cwd, emit: countTools });
   }
+  const sendOf = (client: unknown): SendTurn =>
+    chapter === "s09" ? (client as ProviderAdapter).streamTurn : sendStreamed(client as Client);
   if (chapter === "s03") {
-    return (client, messages, dir) =>
-      s03Loop(client, messages, { ...base, cwd: dir, observer: { toolResult: countTool } });
+    return (client, messages, cwd) => s03Loop(sendOf(client), messages, { ...base, cwd, emit: countTools });
   }
-  return (client, messages, dir) => {
+  return (client, messages, cwd) => {
+    const send = sendOf(client);
     const session = traceSession();
     session.runs++; // every run ends with one record: its result, or the error that ended it
-    const traced = {
-      ...base,
-      cwd: dir,
-      trace: session.writer,
-      observer: { turn: () => session.iterations++, toolResult: countTool },
+    const countTurns = (event: { type: string }) => {
+      if (event.type === "turn") session.iterations++;
     };
-    if (chapter === "s04") return s04Loop(client, messages, traced);
+    const traced = fanOut(session.recorder.record, countTools, countTurns);
+    const options = { ...base, cwd };
+    const recorded = <R>(running: Promise<R>): Promise<R> =>
+      running.catch((error: unknown) => {
+        session.recorder.endRun(); // as main.ts does after a run that threw: its error record was its last
+        throw error;
+      });
+    if (chapter === "s04") return recorded(s04Loop(send, messages, { ...options, emit: traced }));
     // each run asks anew: an "always" holds for the settings object it was given, this run's
-    const permissions: PermissionSettings = { ...defaultPermissionSettings() };
-    const ask = async (): Promise<AskAnswer> => {
+    const settings: PermissionSettings = defaultPermissionSettings();
+    const mode = settings.defaultMode;
+    const ask = async (): Promise<PermissionAnswer> => {
       const answer = rng.pick(["yes", "yes", "yes", "no", "always"] as const);
       tally(figures.answers, answer);
       return answer;
     };
-    if (chapter === "s05") return s05Loop(client, messages, { ...traced, permissions, ask });
+    const gate = permissionGate({ settings, mode, ask });
+    if (chapter === "s05") return recorded(s05Loop(send, messages, { ...options, emit: traced, runCall: gate }));
     const hooks = rng.chance(0.2) ? [noopHook] : [];
-    if (chapter === "s06") return s06Loop(client, messages, { ...traced, permissions, ask, hooks });
-    run ??= newTranscript(dir); // one per run: its first prompt, then the runner's next one
+    const hookSession = { sessionId: `soak-${SEED}-${figures.runs}`, cwd };
+    const runCall = hookGate({ hooks, session: hookSession, runProjectHooks: false, settings, mode, gate, ask });
+    const atPrompt = loopHooks({ hooks, session: hookSession, runProjectHooks: false, notice: () => {} });
+    const hooked = { ...options, runCall, hooks: atPrompt };
+    if (chapter === "s06") return recorded(s06Loop(send, messages, { ...hooked, emit: traced }));
+    run ??= newTranscript(cwd); // one per run: its first prompt, then the runner's next one
     const transcript = run;
-    const settings = { ...traced, permissions, ask, hooks, transcript };
+    // the transcript listens; a compaction is a boundary in it, as s08's main.ts writes it
+    const boundary = (event: { type: string }) => {
+      const heard = event as ContextEvent;
+      if (heard.type === "context" && heard.change.kind === "compacted") writeBoundary(transcript, heard.messages);
+    };
+    const emit: Emit<{ type: string }> = fanOut(traced, transcript.record, boundary);
+    if (chapter === "s07")
+      return recorded(s07Loop(send, messages, { ...hooked, emit })).finally(() => transcript.close());
     // s08 and s09 in a window small enough that long runs are cleared and summarised
-    const kept = { ...settings, contextWindow: SOAK_WINDOW };
+    const tools = toolMap(ALL_TOOLS);
+    const window = new ContextWindow({
+      send,
+      tooLong: chapter === "s09" ? (client as ProviderAdapter).promptTooLong : undefined,
+      model: base.model,
+      contextWindow: SOAK_WINDOW,
+      tools: [...tools.values()].map(toApiTool),
+      emit,
+    });
+    const windowed = { ...hooked, tools, emit: fanOut(emit, window.observe), window };
     const running =
-      chapter === "s07"
-        ? s07Loop(client, messages, settings)
-        : chapter === "s08"
-          ? s08Loop(client, messages, kept)
-          : s09Loop(client as unknown as ProviderAdapter, messages, kept);
-    return running.finally(() => transcript.close());
+      chapter === "s08" ? s08Loop(window.send, messages, windowed) : s09Loop(window.send, messages, windowed);
+    return recorded(running).finally(() => transcript.close());
   };
 }
 
@@ -288,7 +329,7 @@ async function soakRun(): Promise<void> {
 
   const connect = (model: ScriptedModel, maxRetries: number) =>
     chapter === "s09" ? scriptedAdapter(format, model, { maxRetries, retryDelayMs: 1 }) : model.client({ maxRetries });
-  const loop = loopFor(chapter, sleepy ? 200 : 10_000) as FaultMatrixLoop<unknown>;
+  const loop = loopFor(chapter, sleepy ? 200 : 10_000);
   const outcome = await runFaultCase<unknown>(fault, loop, { cwd, before, connect });
   const name = `${chapter}${chapter === "s09" ? ` (${format})` : ""} · ${fault.name}`;
   if (chapter === "s09") tally(figures.formats, format);

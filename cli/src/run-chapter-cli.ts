@@ -226,7 +226,11 @@ export async function runChapterCli<R extends string>(
     exiting = true;
     killRunningCommands();
     view.endLine();
-    session?.close?.();
+    try {
+      session?.close?.();
+    } catch (error) {
+      fail(error); // said, and the CLI exits all the same
+    }
     exit(EXIT_CODES.interrupted);
   };
   process.on("SIGINT", onInterrupt);
@@ -247,7 +251,6 @@ export async function runChapterCli<R extends string>(
       } else {
         appendUserText(history, line);
         result = await started.run(history, controller.signal);
-        if (options.json) io.stdout.write(`${JSON.stringify(result)}\n`);
         code = exitCodeFor(result.stopReason, chapter.exitCodes);
       }
     } catch (error) {
@@ -257,7 +260,14 @@ export async function runChapterCli<R extends string>(
     } finally {
       controller = null;
     }
-    if (!command && !exiting) started.afterRun?.(history, result);
+    if (command || exiting) return code;
+    try {
+      started.afterRun?.(history, result); // what it says comes before the JSON line, the last of stdout
+    } catch (error) {
+      fail(error);
+      code = EXIT_CODES.error;
+    }
+    if (result && options.json) io.stdout.write(`${JSON.stringify(result)}\n`);
     return code;
   };
 
@@ -269,7 +279,11 @@ export async function runChapterCli<R extends string>(
       return EXIT_CODES.error;
     }
     const history = session.history ?? [];
-    const [problem] = history.length > 0 ? historyProblems(history) : [];
+    const [problem] = !Array.isArray(history)
+      ? ["the session gave no list of messages"]
+      : history.length > 0
+        ? historyProblems(history)
+        : [];
     if (problem) {
       fail(new Error(`the loaded history is not one the API accepts: ${problem}`));
       return EXIT_CODES.error;
@@ -289,7 +303,11 @@ export async function runChapterCli<R extends string>(
   } finally {
     process.off("SIGINT", onInterrupt);
     reader?.close();
-    if (!exiting) session?.close?.();
+    try {
+      if (!exiting) session?.close?.();
+    } catch (error) {
+      fail(error); // said, though the status is already decided: the CLI never throws
+    }
   }
 }
 

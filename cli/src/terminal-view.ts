@@ -58,28 +58,38 @@ export class TerminalView {
     const shown = event as ShownEvent;
     switch (shown.type) {
       case "model_call":
+        // a new turn: no call of the last batch is still running (a run that threw may have left one)
         this.streamed = false;
-        return this.modelCall(shown.turnNumber);
+        this.running = 0;
+        this.together = false;
+        this.modelCall(shown.turnNumber);
+        break;
       case "stream_start":
-        return this.modelAnswered();
+        this.modelAnswered();
+        break;
       case "text":
         this.streamed = true;
-        return this.textDelta(shown.text);
+        this.textDelta(shown.text);
+        break;
       case "turn":
-        return this.streamed ? this.modelAnswered() : this.text(shown.turn.text);
+        if (this.streamed) this.modelAnswered();
+        else this.text(shown.turn.text);
+        break;
       case "tool_call":
         this.running++;
         this.together ||= this.running > 1;
-        return this.toolCall(shown.call);
+        this.toolCall(shown.call);
+        break;
       case "tool_result":
         this.running--;
         this.toolResult(shown.result, this.together ? shown.call : undefined);
         if (this.running === 0) this.together = false;
-        return;
+        break;
       case "notice":
-        return this.note(`${shown.from}: ${shown.text}`);
+        this.note(`${shown.from}: ${shown.text}`);
+        break;
       case "end":
-        return this.summary(shown.result);
+        this.summary(shown.result);
     }
   };
 

@@ -3,13 +3,22 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
+import type Anthropic from "@anthropic-ai/sdk";
+import { APIConnectionError } from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
 import { type AgentLoopResult, AgentTurn, appendAssistantTurn, isValidHistory } from "@harness/shared";
 import { afterAll, describe, expect, it } from "vitest";
 import { exitCodeFor } from "../src/exit-code-for.ts";
 import { loadEnv } from "../src/load-env.ts";
-import { type ChapterCli, type CliIo, type RunContext, runChapterCli } from "../src/run-chapter-cli.ts";
+import {
+  type ChapterCli,
+  type ChapterSession,
+  type CliIo,
+  type CliStart,
+  runChapterCli,
+} from "../src/run-chapter-cli.ts";
+import type { ShownEvent } from "../src/terminal-view.ts";
 
 const cwd = realpathSync(mkdtempSync(join(tmpdir(), "run-chapter-cli-")));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
@@ -33,6 +42,45 @@ function fakeIo(input = "", env: NodeJS.ProcessEnv = {}) {
   return { io, out: () => out, err: () => err };
 }
 
+/** A terminal to type into: stdin is a TTY, so the CLI reads it with readline in terminal mode. */
+function fakeTerminal(env: NodeJS.ProcessEnv = {}) {
+  const stdin = Object.assign(new PassThrough(), { isTTY: true });
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (chunk) => {
+    out += chunk;
+  });
+  stderr.on("data", (chunk) => {
+    err += chunk;
+  });
+  const exits: number[] = [];
+  const io: CliIo = { stdin, stdout, stderr, env: { INIT_CWD: cwd, ...env }, exit: (code) => exits.push(code) };
+  return {
+    io,
+    stdin,
+    exits,
+    out: () => out,
+    err: () => err,
+    /** Type keys, as a user would (a line ends with \r). */
+    type: (keys: string) => stdin.write(keys),
+  };
+}
+
+/** Resolve once `condition` holds (checked every few milliseconds, for at most five seconds). */
+async function until(what: string, condition: () => boolean): Promise<void> {
+  for (let waited = 0; !condition(); waited += 5) {
+    if (waited > 5000) throw new Error(`waited 5s for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** The `end` event a loop tells as it returns `answered`. */
+function endOf(answered: AgentLoopResult<string>): ShownEvent {
+  return { type: "end", result: answered };
+}
+
 function result(stopReason: string, finalText = "done"): AgentLoopResult<string> {
   return {
     stopReason,
@@ -44,34 +92,74 @@ function result(stopReason: string, finalText = "done"): AgentLoopResult<string>
   };
 }
 
-/** A chapter whose run records each history it was given and answers as a loop would. */
-function recordingChapter(answer: (history: MessageParam[], context: RunContext) => Promise<AgentLoopResult<string>>) {
+/** What a test's run is given: the history, the signal, the model `connect` chose, and the CLI. */
+interface RunArgs {
+  signal: AbortSignal;
+  client: Anthropic;
+  model: string;
+  cli: CliStart;
+}
+type Answer = (history: MessageParam[], args: RunArgs) => Promise<AgentLoopResult<string>>;
+
+/**
+ * A chapter whose `start` connects as every chapter does (the scripted model offline) and returns
+ * `session`, whose run records each history it was given and answers with `answer`, telling the
+ * view its end as a loop would. A test sets the session's other fields before the CLI runs.
+ */
+function recordingChapter(answer: Answer) {
   const histories: MessageParam[][] = [];
-  const contexts: RunContext[] = [];
+  const signals: AbortSignal[] = [];
+  const starts: CliStart[] = [];
+  const session: ChapterSession<string> = {
+    run: () => Promise.reject(new Error("start was not called")),
+  };
   const chapter: ChapterCli<string> = {
     command: "s00",
     summary: "a chapter for tests",
-    scriptedModel: () => new ScriptedModel({ brain: demoBrain }),
-    run: async (history, context) => {
-      histories.push(structuredClone(history));
-      contexts.push(context);
-      return answer(history, context);
+    start(cli) {
+      starts.push(cli);
+      const { client, model } = cli.connect(() => new ScriptedModel({ brain: demoBrain }));
+      session.run = async (history, signal) => {
+        histories.push(structuredClone(history));
+        signals.push(signal);
+        const answered = await answer(history, { signal, client, model, cli });
+        cli.view.show(endOf(answered));
+        return answered;
+      };
+      return session;
     },
   };
-  return { chapter, histories, contexts };
+  return { chapter, session, histories, signals, starts };
 }
 
 /** A run that answers with one text turn, as the loop would append it. */
-function answering(stopReason = "final_answer") {
+function answering(stopReason = "final_answer"): Answer {
   let n = 0;
-  return async (history: MessageParam[]) => {
+  return async (history) => {
     n++;
-    appendAssistantTurn(
-      history,
-      AgentTurn.fromResponse({ content: [{ type: "text", text: `answer ${n}` }], stop_reason: "end_turn" } as never),
-    );
+    appendAssistantTurn(history, textTurn(`answer ${n}`));
     return result(stopReason, `answer ${n}`);
   };
+}
+
+function textTurn(text: string): AgentTurn {
+  return AgentTurn.fromResponse({ content: [{ type: "text", text }], stop_reason: "end_turn" } as never);
+}
+
+/** A run that asks the model once, on the client `connect` gave. */
+const askingTheModel: Answer = async (history, { client, model }) => {
+  const turn = AgentTurn.fromResponse(await client.messages.create({ model, max_tokens: 100, messages: history }));
+  appendAssistantTurn(history, turn);
+  return result("final_answer", turn.text);
+};
+
+/** Each history `afterRun` was told, as it was then, and the result beside it. */
+function recordAfterRun(session: ChapterSession<string>) {
+  const told: { history: MessageParam[]; stopReason?: string }[] = [];
+  session.afterRun = (history, answered) => {
+    told.push({ history: structuredClone(history), stopReason: answered?.stopReason });
+  };
+  return told;
 }
 
 describe("runChapterCli", () => {
@@ -81,7 +169,7 @@ describe("runChapterCli", () => {
       const { io, out } = fakeIo();
       expect(await runChapterCli(chapter, ["--offline", "list", "files"], io)).toBe(0);
       expect(histories).toEqual([[{ role: "user", content: "list files" }]]);
-      // offline, the counts are the scripted model's estimates, and the summary says so
+      // offline, the counts are the scripted model's estimates, and the summary (drawn on `end`) says so
       expect(out()).toContain(
         "── final_answer · 1 turn · 0 tool calls · ~1 in / ~2 out tokens (estimated by the scripted model)",
       );
@@ -120,40 +208,64 @@ describe("runChapterCli", () => {
       expect(await runChapterCli(chapter, ["--json", "go"], io)).toBe(2);
       const lines = out().trimEnd().split("\n");
       expect(JSON.parse(lines.at(-1)!)).toEqual(result("max_turns", "partial"));
+      expect(lines.at(-2)).toMatch(/^── max_turns/);
       expect(out().endsWith("\n")).toBe(true);
     });
 
-    it("prints no JSON without --json", async () => {
+    it("prints the JSON line after what afterRun says (where the trace is), so it stays the last line", async () => {
+      const { chapter, session } = recordingChapter(async () => result("final_answer"));
+      const { io, out } = fakeIo();
+      let view: CliStart["view"] | undefined;
+      const start = chapter.start;
+      chapter.start = (cli) => {
+        view = cli.view;
+        return start(cli);
+      };
+      session.afterRun = () => view?.note("trace t1 → /tmp/t1.jsonl");
+      expect(await runChapterCli(chapter, ["--json", "go"], io)).toBe(0);
+      const lines = out().trimEnd().split("\n");
+      expect(lines.at(-2)).toBe("trace t1 → /tmp/t1.jsonl");
+      expect(JSON.parse(lines.at(-1)!)).toEqual(result("final_answer"));
+    });
+
+    it("prints no JSON without --json, nor after a run that failed", async () => {
       const { chapter } = recordingChapter(async () => result("final_answer"));
       const { io, out } = fakeIo();
       await runChapterCli(chapter, ["go"], io);
       expect(out()).not.toContain('"stopReason"');
+      const failing = recordingChapter(async () => {
+        throw new Error("boom");
+      });
+      const second = fakeIo();
+      expect(await runChapterCli(failing.chapter, ["--json", "go"], second.io)).toBe(1);
+      expect(second.out()).not.toContain('"stopReason"');
     });
 
-    it("gives the run the options, the model and a live signal", async () => {
-      const { chapter, contexts } = recordingChapter(async () => result("final_answer"));
+    it("gives start the options, connect the model, and the run the history and a live signal", async () => {
+      const { chapter, starts, signals } = recordingChapter(async (_history, { model }) =>
+        result("final_answer", model),
+      );
+      const { io, out } = fakeIo();
       await runChapterCli(
         chapter,
-        ["--max-turns", "3", "--model", "claude-test", "--bash-timeout", "5", "go"],
-        fakeIo().io,
+        ["--json", "--max-turns", "3", "--model", "claude-test", "--bash-timeout", "5", "go"],
+        io,
       );
-      const [context] = contexts;
-      expect(context.model).toBe("claude-test");
-      expect(context.options).toMatchObject({ maxTurns: 3, bashTimeoutSeconds: 5, cwd, prompt: "go" });
-      expect(context.signal.aborted).toBe(false);
+      expect(starts).toHaveLength(1);
+      expect(starts[0].options).toMatchObject({ maxTurns: 3, bashTimeoutSeconds: 5, cwd, prompt: "go" });
+      expect(starts[0].io).toBe(io);
+      expect(JSON.parse(out().trimEnd().split("\n").at(-1)!).finalText).toBe("claude-test");
+      expect(signals).toHaveLength(1);
+      expect(signals[0].aborted).toBe(false);
     });
 
     it("talks to the scripted model with --offline, and says so once on stderr", async () => {
-      const { chapter } = recordingChapter(async (history, { client, model }) => {
-        const response = await client.messages.create({ model, max_tokens: 100, messages: history });
-        const turn = AgentTurn.fromResponse(response);
-        appendAssistantTurn(history, turn);
-        return result("final_answer", turn.text);
-      });
-      const { io, err } = fakeIo();
+      const { chapter } = recordingChapter(askingTheModel);
+      const { io, out, err } = fakeIo();
       expect(await runChapterCli(chapter, ["--offline", "--json", "Write me a poem."], io)).toBe(0);
       expect(err()).toMatch(/^Using the offline scripted model \(--offline was given\)/);
       expect(err().trimEnd().split("\n")).toHaveLength(1);
+      expect(JSON.parse(out().trimEnd().split("\n").at(-1)!).finalText).toMatch(/scripted model/);
     });
 
     it("uses the scripted model when the environment has no key", async () => {
@@ -170,43 +282,126 @@ describe("runChapterCli", () => {
         );
     });
 
-    it("calls afterRun with the result", async () => {
-      const seen: string[] = [];
-      const { chapter } = recordingChapter(async () => result("max_tokens"));
-      chapter.afterRun = (r) => seen.push(r.stopReason);
+    it("prints the start line of a connection the chapter chose itself, and names its endpoint in an error", async () => {
+      const chapter: ChapterCli<string> = {
+        command: "s00",
+        summary: "a chapter that connects on its own",
+        start(cli) {
+          cli.use({
+            model: "gpt-test",
+            kind: "api",
+            baseURL: "http://127.0.0.1:9",
+            keySource: "OPENAI_API_KEY from the shell",
+            notice: "Using http://127.0.0.1:9 (gpt-test) with OPENAI_API_KEY from the shell",
+          });
+          return {
+            run: async () => {
+              const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" });
+              throw new APIConnectionError({ cause: refused });
+            },
+          };
+        },
+      };
+      const { io, err } = fakeIo();
+      expect(await runChapterCli(chapter, ["go"], io)).toBe(1);
+      expect(err().split("\n")).toEqual([
+        "Using http://127.0.0.1:9 (gpt-test) with OPENAI_API_KEY from the shell",
+        "s00: error: could not reach http://127.0.0.1:9: connection refused: nothing listens on that port (ECONNREFUSED) (after retries)",
+        "",
+      ]);
+    });
+
+    it("labels the summary's tokens as estimates only when the scripted model answers", async () => {
+      const chapter = (kind: "api" | "scripted"): ChapterCli<string> => ({
+        command: "s00",
+        summary: "a chapter",
+        start(cli) {
+          cli.use({ model: "m", kind, notice: `Using ${kind}` });
+          return {
+            run: async () => {
+              cli.view.show(endOf(result("final_answer")));
+              return result("final_answer");
+            },
+          };
+        },
+      });
+      const api = fakeIo();
+      await runChapterCli(chapter("api"), ["go"], api.io);
+      expect(api.out()).toContain("· 1 in / 2 out tokens\n");
+      const scripted = fakeIo();
+      await runChapterCli(chapter("scripted"), ["go"], scripted.io);
+      expect(scripted.out()).toContain("· ~1 in / ~2 out tokens (estimated by the scripted model)\n");
+    });
+
+    it("calls afterRun with the history and the result", async () => {
+      const { chapter, session } = recordingChapter(async (history) => {
+        appendAssistantTurn(history, textTurn("cut"));
+        return result("max_tokens");
+      });
+      const told = recordAfterRun(session);
       await runChapterCli(chapter, ["go"], fakeIo().io);
-      expect(seen).toEqual(["max_tokens"]);
+      expect(told).toEqual([
+        {
+          history: [
+            { role: "user", content: "go" },
+            { role: "assistant", content: [{ type: "text", text: "cut" }] },
+          ],
+          stopReason: "max_tokens",
+        },
+      ]);
+    });
+
+    it("reads a line starting with a slash as the prompt, not a command, in one-shot mode", async () => {
+      const { chapter, session, histories } = recordingChapter(answering());
+      const commanded: string[] = [];
+      session.commands = [{ name: "tmp", help: "", run: async (args) => void commanded.push(args) }];
+      expect(await runChapterCli(chapter, ["/tmp/notes.txt"], fakeIo().io)).toBe(0);
+      expect(commanded).toEqual([]);
+      expect(histories).toEqual([[{ role: "user", content: "/tmp/notes.txt" }]]);
     });
   });
 
   describe("usage", () => {
-    it("prints the help and exits 0 without running", async () => {
-      const { chapter, histories } = recordingChapter(async () => result("final_answer"));
+    it("prints the help and exits 0 without starting", async () => {
+      const { chapter, starts } = recordingChapter(async () => result("final_answer"));
       const { io, out, err } = fakeIo();
       expect(await runChapterCli(chapter, ["--help"], io)).toBe(0);
       expect(out()).toMatch(/^s00: a chapter for tests\n/);
       expect(out()).toContain("usage: pnpm s00 [options] [prompt]");
       expect(err()).toBe("");
-      expect(histories).toEqual([]);
+      expect(starts).toEqual([]);
     });
 
-    it("refuses a bad option with one line on stderr and exit 1, without running", async () => {
-      const { chapter, histories } = recordingChapter(async () => result("final_answer"));
+    it("lists the chapter's flags, REPL commands and environment in its help", async () => {
+      const { chapter } = recordingChapter(async () => result("final_answer"));
+      chapter.flags = [{ name: "trace", type: "string", optionalValue: true, help: "--trace[=ID]        save it" }];
+      chapter.commandHelp = ["/compact            summarise now"];
+      chapter.environment = ["OPENAI_API_KEY for the OpenAI formats"];
+      const { io, out } = fakeIo();
+      expect(await runChapterCli(chapter, ["--help"], io)).toBe(0);
+      expect(out()).toContain("\n  --trace[=ID]        save it\n");
+      expect(out()).toContain("\n             OPENAI_API_KEY for the OpenAI formats\n");
+      expect(out()).toMatch(/\nin the REPL:\n {2}\/compact {12}summarise now\n$/);
+    });
+
+    it("refuses a bad option with one line on stderr and exit 1, without starting", async () => {
+      const { chapter, starts } = recordingChapter(async () => result("final_answer"));
       const { io, out, err } = fakeIo();
       expect(await runChapterCli(chapter, ["--max-turns", "zero", "go"], io)).toBe(1);
       expect(err()).toBe("s00: error: --max-turns expects a whole number of at least 1, got zero\n");
       expect(out()).toBe("");
-      expect(histories).toEqual([]);
+      expect(starts).toEqual([]);
     });
 
     it.each([[[""]], [["   "]]])(
       "refuses an empty prompt %j with one line, rather than start the REPL",
       async (argv) => {
-        const { chapter, histories } = recordingChapter(async () => result("final_answer"));
+        const { chapter, starts, histories } = recordingChapter(async () => result("final_answer"));
         const { io, out, err } = fakeIo("a prompt the REPL would read\n");
         expect(await runChapterCli(chapter, argv, io)).toBe(1);
         expect(err()).toBe("s00: error: the prompt is empty (to start the REPL, give no prompt at all)\n");
         expect(out()).toBe("");
+        expect(starts).toEqual([]);
         expect(histories).toEqual([]);
       },
     );
@@ -216,6 +411,61 @@ describe("runChapterCli", () => {
       const { io, err } = fakeIo();
       expect(await runChapterCli(chapter, ["--frobnicate"], io)).toBe(1);
       expect(err()).toMatch(/^s00: error: .*--frobnicate.*\(see --help\)\n$/);
+    });
+
+    it("gives the chapter's own flags to start", async () => {
+      const { chapter, starts } = recordingChapter(async () => result("final_answer"));
+      chapter.flags = [{ name: "allow", type: "string", multiple: true, help: "--allow RULE" }];
+      await runChapterCli(chapter, ["--allow", "Bash(ls)", "--allow", "Read", "go"], fakeIo().io);
+      expect(starts[0].options.extra).toEqual({ allow: ["Bash(ls)", "Read"] });
+    });
+  });
+
+  describe("start", () => {
+    it("turns a start that throws into one line and exit 1, before any prompt", async () => {
+      const chapter: ChapterCli<string> = {
+        command: "s00",
+        summary: "a chapter whose start fails",
+        start() {
+          throw new Error("--allow: Bash(ls is not a rule (a parenthesis is not closed)\n    at parseRule");
+        },
+      };
+      const repl = fakeIo("never read\n");
+      expect(await runChapterCli(chapter, [], repl.io)).toBe(1);
+      expect(repl.err()).toBe("s00: error: --allow: Bash(ls is not a rule (a parenthesis is not closed)\n");
+      expect(repl.out()).toBe(""); // not even the REPL's prompt
+      const oneShot = fakeIo();
+      expect(await runChapterCli(chapter, ["go"], oneShot.io)).toBe(1);
+      expect(oneShot.err()).toBe("s00: error: --allow: Bash(ls is not a rule (a parenthesis is not closed)\n");
+      expect(oneShot.out()).toBe("");
+    });
+
+    it("turns a start that rejects into one line too, with the stack when DEBUG is set", async () => {
+      const chapter: ChapterCli<string> = {
+        command: "s00",
+        summary: "a chapter whose start fails",
+        start: async () => {
+          throw new Error("the session is in use by process 4242");
+        },
+      };
+      const { io, err } = fakeIo("", { DEBUG: "1" });
+      expect(await runChapterCli(chapter, ["go"], io)).toBe(1);
+      expect(err()).toMatch(/^s00: error: the session is in use by process 4242\nError: the session is in use/);
+      expect(err()).toMatch(/\n\s+at /);
+    });
+
+    it("says a chapter's line on stderr after its name", async () => {
+      const chapter: ChapterCli<string> = {
+        command: "s07",
+        summary: "a chapter that says something",
+        start(cli) {
+          cli.say("resumed session 5b0f3c1e (3 messages)");
+          return { run: async () => result("final_answer") };
+        },
+      };
+      const { io, err } = fakeIo();
+      expect(await runChapterCli(chapter, ["go"], io)).toBe(0);
+      expect(err()).toBe("s07: resumed session 5b0f3c1e (3 messages)\n");
     });
   });
 
@@ -264,6 +514,30 @@ describe("runChapterCli", () => {
       );
     });
 
+    it("turns an afterRun that throws into one line and exit 1, and the REPL goes on", async () => {
+      const { chapter, session, histories } = recordingChapter(answering());
+      session.afterRun = () => {
+        throw new Error("the disk is full");
+      };
+      const oneShot = fakeIo();
+      expect(await runChapterCli(chapter, ["--offline", "--json", "go"], oneShot.io)).toBe(1);
+      expect(oneShot.err()).toContain("s00: error: the disk is full\n");
+      const repl = fakeIo("one\ntwo\n");
+      expect(await runChapterCli(chapter, ["--offline"], repl.io)).toBe(0);
+      expect(repl.err().match(/the disk is full/g)).toHaveLength(2);
+      expect(histories).toHaveLength(3);
+    });
+
+    it("says a close that throws in one line, and keeps the exit status", async () => {
+      const { chapter, session } = recordingChapter(answering("max_turns"));
+      session.close = () => {
+        throw new Error("the lock file is gone");
+      };
+      const { io, err } = fakeIo();
+      expect(await runChapterCli(chapter, ["--offline", "go"], io)).toBe(2);
+      expect(err()).toContain("s00: error: the lock file is gone\n");
+    });
+
     it("removes its SIGINT handler when it returns, after an answer or an error", async () => {
       const before = process.listenerCount("SIGINT");
       await runChapterCli(recordingChapter(async () => result("final_answer")).chapter, ["go"], fakeIo().io);
@@ -271,6 +545,14 @@ describe("runChapterCli", () => {
         throw new Error("boom");
       });
       await runChapterCli(failing.chapter, ["go"], fakeIo().io);
+      const refused: ChapterCli<string> = {
+        command: "s00",
+        summary: "a start that fails",
+        start: () => {
+          throw new Error("no");
+        },
+      };
+      await runChapterCli(refused, ["go"], fakeIo().io);
       expect(process.listenerCount("SIGINT")).toBe(before);
     });
   });
@@ -302,17 +584,18 @@ describe("runChapterCli", () => {
     });
 
     it("runs the lines read before the input ended, each after its prompt, though it ended before the first", async () => {
-      const { chapter, histories } = recordingChapter(answering());
+      const { chapter, session, histories } = recordingChapter(answering());
       const { io, out } = fakeIo("one\ntwo\n");
       // the input ends, and the REPL's line reader closes with it, before the REPL prints its first prompt
-      chapter.loadHistory = () => once(io.stdin, "end").then(() => []);
-      const told: MessageParam[][] = [];
-      chapter.historyChanged = (history) => {
-        told.push(structuredClone([...history]));
+      const start = chapter.start;
+      chapter.start = async (cli) => {
+        await once(io.stdin, "end");
+        return start(cli);
       };
+      const told = recordAfterRun(session);
       expect(await runChapterCli(chapter, [], io)).toBe(0);
       expect(histories).toHaveLength(2);
-      expect(told.map((history) => history.length)).toEqual([2, 4]);
+      expect(told.map(({ history }) => history.length)).toEqual([2, 4]);
       expect(out().match(/s00 >> /g)).toHaveLength(3);
       expect(out()).toMatch(/s00 >> \n$/);
     });
@@ -324,10 +607,11 @@ describe("runChapterCli", () => {
     });
 
     it("says once that it uses the scripted model, however many prompts", async () => {
-      const { chapter } = recordingChapter(answering());
+      const { chapter, starts } = recordingChapter(answering());
       const { io, err } = fakeIo("one\ntwo\nthree\n");
       await runChapterCli(chapter, ["--offline"], io);
       expect(err().match(/offline scripted model/g)).toHaveLength(1);
+      expect(starts).toHaveLength(1); // the session is built once
     });
 
     it("prints a JSON line after each prompt with --json", async () => {
@@ -343,10 +627,11 @@ describe("runChapterCli", () => {
 
     it("keeps the history valid after an error, for the next prompt", async () => {
       let calls = 0;
-      const { chapter, histories } = recordingChapter(async (history) => {
+      const answer = answering();
+      const { chapter, histories } = recordingChapter(async (history, args) => {
         calls++;
         if (calls === 1) throw new Error("the model is down");
-        return answering()(history);
+        return answer(history, args);
       });
       const { io, err } = fakeIo("first\nsecond\nthird\n");
       expect(await runChapterCli(chapter, ["--offline"], io)).toBe(0);
@@ -367,13 +652,7 @@ describe("runChapterCli", () => {
     });
 
     it("drives the scripted model through several prompts with one history", async () => {
-      const { chapter, histories } = recordingChapter(async (history, { client, model }) => {
-        const turn = AgentTurn.fromResponse(
-          await client.messages.create({ model, max_tokens: 100, messages: history }),
-        );
-        appendAssistantTurn(history, turn);
-        return result("final_answer", turn.text);
-      });
+      const { chapter, histories } = recordingChapter(askingTheModel);
       const { io, out } = fakeIo("hello\nhello again\n");
       expect(await runChapterCli(chapter, ["--offline", "--model", "claude-test"], io)).toBe(0);
       expect(histories[1]).toHaveLength(3);
@@ -386,63 +665,30 @@ describe("runChapterCli", () => {
   });
 });
 
-/** A terminal to type into: stdin is a TTY, so the CLI reads it with readline in terminal mode. */
-function fakeTerminal(env: NodeJS.ProcessEnv = {}) {
-  const stdin = Object.assign(new PassThrough(), { isTTY: true });
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk) => {
-    out += chunk;
-  });
-  stderr.on("data", (chunk) => {
-    err += chunk;
-  });
-  const exits: number[] = [];
-  const io: CliIo = { stdin, stdout, stderr, env: { INIT_CWD: cwd, ...env }, exit: (code) => exits.push(code) };
-  return {
-    io,
-    stdin,
-    exits,
-    out: () => out,
-    err: () => err,
-    /** Type keys, as a user would (a line ends with \r). */
-    type: (keys: string) => stdin.write(keys),
-  };
-}
-
-/** Resolve once `condition` holds (checked every few milliseconds, for at most five seconds). */
-async function until(what: string, condition: () => boolean): Promise<void> {
-  for (let waited = 0; !condition(); waited += 5) {
-    if (waited > 5000) throw new Error(`waited 5s for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-describe("RunContext.ask", () => {
+describe("CliStart.ask", () => {
   /** A chapter whose run asks one question, records the answer, and answers with it. */
   function askingChapter(question = "Run `rm -rf build`?", choices?: ("yes" | "no" | "always")[]) {
     const answers: string[] = [];
+    const prompts: string[] = [];
+    const session: ChapterSession<string> = { run: () => Promise.reject(new Error("not started")) };
     const chapter: ChapterCli<string> = {
       command: "s00",
       summary: "a chapter that asks",
-      scriptedModel: () => new ScriptedModel({ brain: demoBrain }),
       interruptible: true,
-      run: async (history, context) => {
-        const answer = await context.ask(question, choices);
-        answers.push(answer);
-        appendAssistantTurn(
-          history,
-          AgentTurn.fromResponse({
-            content: [{ type: "text", text: `you said ${answer}` }],
-            stop_reason: "end_turn",
-          } as never),
-        );
-        return result("final_answer", answer);
+      start(cli) {
+        cli.connect(() => new ScriptedModel({ brain: demoBrain }));
+        session.run = async (history) => {
+          prompts.push(String(history.at(-1)?.content));
+          const answer = await cli.ask(question, choices);
+          answers.push(answer);
+          appendAssistantTurn(history, textTurn(`you said ${answer}`));
+          cli.view.show(endOf(result("final_answer", answer)));
+          return result("final_answer", answer);
+        };
+        return session;
       },
     };
-    return { chapter, answers };
+    return { chapter, session, answers, prompts };
   }
 
   it("asks through the REPL's own line reader, again until the answer is one of the choices", async () => {
@@ -464,13 +710,7 @@ describe("RunContext.ask", () => {
   });
 
   it("keeps the answer out of the prompts: the next line is a prompt again", async () => {
-    const { chapter, answers } = askingChapter();
-    const prompts: string[] = [];
-    const run = chapter.run;
-    chapter.run = (history, context) => {
-      prompts.push(String(history.at(-1)?.content));
-      return run(history, context);
-    };
+    const { chapter, answers, prompts } = askingChapter();
     const term = fakeTerminal();
     const exited = runChapterCli(chapter, ["--offline"], term.io);
     await until("the REPL prompt", () => term.out().includes("s00 >> "));
@@ -503,12 +743,9 @@ describe("RunContext.ask", () => {
     expect(term.exits).toEqual([]);
   });
 
-  it("answers no to a question asked after Ctrl-D, and ends the REPL with the history told", async () => {
-    const { chapter, answers } = askingChapter();
-    const told: MessageParam[][] = [];
-    chapter.historyChanged = (history) => {
-      told.push(structuredClone([...history]));
-    };
+  it("answers no to a question asked after Ctrl-D, and ends the REPL after that run", async () => {
+    const { chapter, session, answers } = askingChapter();
+    const told = recordAfterRun(session);
     const term = fakeTerminal();
     const exited = runChapterCli(chapter, ["--offline"], term.io);
     await until("the REPL prompt", () => term.out().includes("s00 >> "));
@@ -516,7 +753,7 @@ describe("RunContext.ask", () => {
     term.type("go\r\x04");
     expect(await exited).toBe(0);
     expect(answers).toEqual(["no"]);
-    expect(told).toEqual([
+    expect(told.map(({ history }) => history)).toEqual([
       [
         { role: "user", content: "go" },
         { role: "assistant", content: [{ type: "text", text: "you said no" }] },
@@ -524,12 +761,13 @@ describe("RunContext.ask", () => {
     ]);
   });
 
-  it("answers no when Ctrl-D ends the input at a question before the first prompt, and the REPL ends", async () => {
+  it("answers no when Ctrl-D ends the input at a question start asks, and the REPL ends", async () => {
     const { chapter, histories } = recordingChapter(answering());
     const answers: string[] = [];
-    chapter.loadHistory = async (context) => {
-      answers.push(await context.ask("resume 1 (5b0f3c1e)?"));
-      return [];
+    const start = chapter.start;
+    chapter.start = async (cli) => {
+      answers.push(await cli.ask("resume 1 (5b0f3c1e)?"));
+      return start(cli);
     };
     const term = fakeTerminal();
     const exited = runChapterCli(chapter, ["--offline"], term.io);
@@ -559,17 +797,15 @@ describe("RunContext.ask", () => {
     const chapter: ChapterCli<string> = {
       command: "s00",
       summary: "a chapter that asks",
-      scriptedModel: () => new ScriptedModel({ brain: demoBrain }),
-      run: async (history, context) => {
-        // two calls checked at once, each asking: the second question waits for the first answer
-        const both = await Promise.all([context.ask("Read a.txt?"), context.ask("Read b.txt?")]);
-        answers.push(...both);
-        appendAssistantTurn(
-          history,
-          AgentTurn.fromResponse({ content: [{ type: "text", text: "ok" }], stop_reason: "end_turn" } as never),
-        );
-        return result("final_answer");
-      },
+      start: (cli) => ({
+        run: async (history) => {
+          // two calls checked at once, each asking: the second question waits for the first answer
+          const both = await Promise.all([cli.ask("Read a.txt?"), cli.ask("Read b.txt?")]);
+          answers.push(...both);
+          appendAssistantTurn(history, textTurn("ok"));
+          return result("final_answer");
+        },
+      }),
     };
     const term = fakeTerminal();
     const exited = runChapterCli(chapter, ["--offline", "go"], term.io);
@@ -588,15 +824,13 @@ describe("RunContext.ask", () => {
     const chapter: ChapterCli<string> = {
       command: "s00",
       summary: "a chapter that asks",
-      scriptedModel: () => new ScriptedModel({ brain: demoBrain }),
-      run: async (history, context) => {
-        answers.push(await context.ask(questions[answers.length], ["yes", "no", "always"]));
-        appendAssistantTurn(
-          history,
-          AgentTurn.fromResponse({ content: [{ type: "text", text: "ok" }], stop_reason: "end_turn" } as never),
-        );
-        return result("final_answer");
-      },
+      start: (cli) => ({
+        run: async (history) => {
+          answers.push(await cli.ask(questions[answers.length], ["yes", "no", "always"]));
+          appendAssistantTurn(history, textTurn("ok"));
+          return result("final_answer");
+        },
+      }),
     };
     const { io, err } = fakeIo("one\ntwo\nthree\n");
     expect(await runChapterCli(chapter, ["--offline"], io)).toBe(0);
@@ -612,40 +846,166 @@ describe("RunContext.ask", () => {
   });
 });
 
-describe("loadHistory and historyChanged", () => {
+describe("Ctrl-C", () => {
+  /** A chapter whose run waits until its signal aborts (or `release` is called), then answers. */
+  function waitingChapter(interruptible: boolean) {
+    const runs: { signal: AbortSignal }[] = [];
+    let release = () => {};
+    const closed: number[] = [];
+    const told: (string | undefined)[] = [];
+    const chapter: ChapterCli<string> = {
+      command: "s00",
+      summary: "a chapter whose run waits",
+      interruptible,
+      exitCodes: { aborted: 130 },
+      start: (cli) => ({
+        run: async (history, signal) => {
+          runs.push({ signal });
+          await new Promise<void>((resolve) => {
+            release = resolve;
+            signal.addEventListener("abort", () => resolve(), { once: true });
+          });
+          const stopReason = signal.aborted ? "aborted" : "final_answer";
+          appendAssistantTurn(history, textTurn(stopReason));
+          cli.view.show(endOf(result(stopReason)));
+          return result(stopReason);
+        },
+        afterRun: (_history, answered) => void told.push(answered?.stopReason),
+        close: () => void closed.push(runs.length),
+      }),
+    };
+    return { chapter, runs, closed, told, release: () => release() };
+  }
+
+  it("aborts the run at the first Ctrl-C, says how to exit, and the REPL goes on", async () => {
+    const { chapter, runs, closed, told } = waitingChapter(true);
+    const term = fakeTerminal();
+    const exited = runChapterCli(chapter, [], term.io);
+    await until("the REPL prompt", () => term.out().includes("s00 >> "));
+    term.type("wait\r");
+    await until("the run", () => runs.length === 1);
+    term.type("\x03");
+    await until("the run's end", () => told.length === 1);
+    expect(runs[0].signal.aborted).toBe(true);
+    expect(term.out()).toContain("(interrupted; press Ctrl-C again to exit)\n");
+    expect(term.out()).toContain("── aborted");
+    expect(term.exits).toEqual([]);
+    // the next prompt runs with a fresh signal
+    term.type("again\r");
+    await until("the second run", () => runs.length === 2);
+    expect(runs[1].signal.aborted).toBe(false);
+    term.type("\x03");
+    await until("the second run's end", () => told.length === 2);
+    term.stdin.end();
+    expect(await exited).toBe(0);
+    expect(told).toEqual(["aborted", "aborted"]);
+    expect(closed).toEqual([2]); // once, as the CLI ended
+    expect(term.exits).toEqual([]);
+  });
+
+  it("exits 130 at a second Ctrl-C in the same run, after closing the session", async () => {
+    const { chapter, runs, closed, told, release } = waitingChapter(true);
+    // a run that does not stop at once: it goes on after the first Ctrl-C
+    const start = chapter.start;
+    chapter.start = async (cli) => {
+      const session = await start(cli);
+      const run = session.run;
+      session.run = (history) => run(history, new AbortController().signal);
+      return session;
+    };
+    const term = fakeTerminal();
+    const exited = runChapterCli(chapter, [], term.io);
+    await until("the REPL prompt", () => term.out().includes("s00 >> "));
+    term.type("wait\r");
+    await until("the run", () => runs.length === 1);
+    term.type("\x03");
+    await until("the note", () => term.out().includes("press Ctrl-C again to exit"));
+    expect(term.exits).toEqual([]);
+    term.type("\x03");
+    await until("the exit", () => term.exits.length === 1);
+    expect(term.exits).toEqual([130]);
+    expect(closed).toEqual([1]);
+    release();
+    term.stdin.end();
+    await exited;
+    expect(told).toEqual([]); // the run that ended after the exit is not followed up
+    expect(closed).toEqual([1]); // closed once
+  });
+
+  it("exits 130 at once when the chapter cannot be interrupted, closing the session once", async () => {
+    const { chapter, runs, closed, told, release } = waitingChapter(false);
+    const term = fakeTerminal();
+    const exited = runChapterCli(chapter, [], term.io);
+    await until("the REPL prompt", () => term.out().includes("s00 >> "));
+    term.type("go\r");
+    await until("the run", () => runs.length === 1);
+    term.type("\x03");
+    await until("the exit", () => term.exits.length === 1);
+    expect(term.exits).toEqual([130]);
+    expect(runs[0].signal.aborted).toBe(false);
+    expect(term.out()).not.toContain("press Ctrl-C again");
+    expect(closed).toEqual([1]);
+    release();
+    term.stdin.end();
+    await exited;
+    expect(told).toEqual([]);
+    expect(closed).toEqual([1]);
+  });
+
+  it("exits 130 at the prompt, when no run is in progress", async () => {
+    const { chapter, closed } = waitingChapter(true);
+    const term = fakeTerminal();
+    const exited = runChapterCli(chapter, [], term.io);
+    await until("the REPL prompt", () => term.out().includes("s00 >> "));
+    term.type("\x03");
+    await until("the exit", () => term.exits.length === 1);
+    expect(term.exits).toEqual([130]);
+    expect(closed).toEqual([0]);
+    term.stdin.end();
+    await exited;
+  });
+
+  it("exits 130 from a question asked by start, before the session exists", async () => {
+    const { chapter, closed } = waitingChapter(true);
+    const start = chapter.start;
+    chapter.start = async (cli) => {
+      await cli.ask("Trust this project's hooks?");
+      return start(cli);
+    };
+    const term = fakeTerminal();
+    const exited = runChapterCli(chapter, [], term.io);
+    await until("the question", () => term.out().includes("Trust this project's hooks? [y/n] "));
+    term.type("\x03");
+    await until("the exit", () => term.exits.length === 1);
+    expect(term.exits).toEqual([130]);
+    term.stdin.end();
+    await exited;
+    expect(closed).toEqual([]); // nothing was started, so there is nothing to close
+  });
+});
+
+describe("the session", () => {
   const earlier: MessageParam[] = [
     { role: "user", content: "earlier" },
     { role: "assistant", content: [{ type: "text", text: "an earlier answer" }] },
   ];
 
-  /** A chapter that answers each prompt and records every history it was told. */
-  function savingChapter(answer = answering()) {
-    const told: MessageParam[][] = [];
-    const { chapter, histories } = recordingChapter(answer);
-    chapter.historyChanged = (history) => {
-      told.push(structuredClone([...history]));
-    };
-    return { chapter, histories, told };
-  }
-
-  it("loads the history before the first prompt, which continues it", async () => {
-    const { chapter, histories } = savingChapter();
-    let loaded = 0;
-    chapter.loadHistory = async () => {
-      loaded++;
-      return structuredClone(earlier);
-    };
+  it("continues the session's history with the first prompt", async () => {
+    const { chapter, session, histories } = recordingChapter(answering());
+    session.history = structuredClone(earlier);
     expect(await runChapterCli(chapter, ["--offline"], fakeIo("go on\n").io)).toBe(0);
-    expect(loaded).toBe(1);
     expect(histories).toEqual([[...earlier, { role: "user", content: "go on" }]]);
   });
 
-  it("refuses a loaded history the API would refuse, in one line, before any prompt", async () => {
-    const { chapter, histories, told } = savingChapter();
-    chapter.loadHistory = () => [
+  it("refuses a session history the API would refuse, in one line, before any prompt", async () => {
+    const { chapter, session, histories } = recordingChapter(answering());
+    session.history = [
       { role: "user", content: "go" },
       { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "bash", input: {} }] },
     ];
+    const told = recordAfterRun(session);
+    let closed = 0;
+    session.close = () => closed++;
     const { io, err } = fakeIo();
     expect(await runChapterCli(chapter, ["--offline", "next"], io)).toBe(1);
     expect(err().trimEnd().split("\n").at(-1)).toBe(
@@ -655,99 +1015,62 @@ describe("loadHistory and historyChanged", () => {
     );
     expect(histories).toEqual([]);
     expect(told).toEqual([]);
+    expect(closed).toBe(1); // what start took is released
   });
 
-  it("refuses a loadHistory that gives no list of messages", async () => {
-    const { chapter, histories } = savingChapter();
-    chapter.loadHistory = () => ({ messages: [] }) as unknown as MessageParam[];
+  it("refuses a session history that is not a list of messages", async () => {
+    const { chapter, session, histories } = recordingChapter(answering());
+    session.history = { messages: [] } as unknown as MessageParam[];
     const { io, err } = fakeIo();
     expect(await runChapterCli(chapter, ["--offline", "go"], io)).toBe(1);
     expect(err()).toContain(
-      "s00: error: the loaded history is not one the API accepts: loadHistory gave no list of messages\n",
+      "s00: error: the loaded history is not one the API accepts: the session gave no list of messages\n",
     );
     expect(histories).toEqual([]);
   });
 
-  it("turns a loadHistory that throws into one line and exit 1", async () => {
-    const { chapter, told } = savingChapter();
-    chapter.loadHistory = () => {
-      throw new Error("the session file is not JSON");
-    };
-    const { io, err } = fakeIo("never read\n");
-    expect(await runChapterCli(chapter, ["--offline"], io)).toBe(1);
-    expect(err()).toContain("s00: error: the session file is not JSON\n");
-    expect(told).toEqual([]);
-  });
-
-  it("tells the history after each run, and not again as the REPL ends", async () => {
-    const { chapter, histories, told } = savingChapter();
+  it("calls afterRun after each run, and not again as the REPL ends", async () => {
+    const { chapter, session, histories } = recordingChapter(answering());
+    const told = recordAfterRun(session);
     expect(await runChapterCli(chapter, ["--offline"], fakeIo("one\ntwo\nq\n").io)).toBe(0);
     expect(told).toHaveLength(2);
-    expect(told[0]).toEqual([...histories[0], { role: "assistant", content: [{ type: "text", text: "answer 1" }] }]);
-    expect(told[1].map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(told[0].history).toEqual([
+      ...histories[0],
+      { role: "assistant", content: [{ type: "text", text: "answer 1" }] },
+    ]);
+    expect(told[1].history.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
   });
 
-  it("tells the history after a one-shot run, and after a run that failed", async () => {
-    const once = savingChapter();
+  it("calls afterRun after a one-shot run, and after a run that failed (without a result)", async () => {
+    const once = recordingChapter(answering());
+    const onceTold = recordAfterRun(once.session);
     expect(await runChapterCli(once.chapter, ["--offline", "go"], fakeIo().io)).toBe(0);
-    expect(once.told).toHaveLength(1);
-    const failing = savingChapter(async () => {
+    expect(onceTold.map((t) => t.stopReason)).toEqual(["final_answer"]);
+    const failing = recordingChapter(async () => {
       throw new Error("the model is down");
     });
+    const failingTold = recordAfterRun(failing.session);
     expect(await runChapterCli(failing.chapter, ["--offline", "go"], fakeIo().io)).toBe(1);
-    expect(failing.told).toEqual([[{ role: "user", content: "go" }]]);
+    expect(failingTold).toEqual([{ history: [{ role: "user", content: "go" }], stopReason: undefined }]);
   });
 
-  it("tells nothing when no prompt ran", async () => {
-    const { chapter, told } = savingChapter();
+  it("calls no afterRun when no prompt ran, and closes the session once", async () => {
+    const { chapter, session } = recordingChapter(answering());
+    const told = recordAfterRun(session);
+    let closed = 0;
+    session.close = () => closed++;
     expect(await runChapterCli(chapter, ["--offline"], fakeIo("").io)).toBe(0);
     expect(told).toEqual([]);
+    expect(closed).toBe(1);
   });
 
-  it("turns a historyChanged that throws into one line and exit 1", async () => {
-    const { chapter } = recordingChapter(answering());
-    chapter.historyChanged = () => {
-      throw new Error("the disk is full");
-    };
-    const { io, err } = fakeIo();
-    expect(await runChapterCli(chapter, ["--offline", "go"], io)).toBe(1);
-    expect(err()).toContain("s00: error: the disk is full\n");
-  });
-
-  it("tells the history as the run began when Ctrl-C exits in the middle of it", async () => {
-    let release = () => {};
-    let started = false;
-    const told: MessageParam[][] = [];
-    const chapter: ChapterCli<string> = {
-      command: "s00",
-      summary: "a chapter Ctrl-C cannot stop",
-      scriptedModel: () => new ScriptedModel({ brain: demoBrain }),
-      run: async (history) => {
-        // half a turn: a tool call that has no result yet
-        history.push({ role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "bash", input: {} }] });
-        await new Promise<void>((resolve) => {
-          release = resolve;
-          started = true;
-        });
-        history.push({ role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "done" }] });
-        return result("final_answer");
-      },
-      historyChanged: (history) => {
-        told.push(structuredClone([...history]));
-      },
-    };
-    const term = fakeTerminal();
-    const exited = runChapterCli(chapter, ["--offline"], term.io);
-    await until("the REPL prompt", () => term.out().includes("s00 >> "));
-    term.type("go\r");
-    await until("the run", () => started);
-    term.type("\x03");
-    await until("the exit", () => term.exits.length === 1);
-    expect(term.exits).toEqual([130]);
-    expect(told).toEqual([[{ role: "user", content: "go" }]]);
-    release();
-    term.stdin.end();
-    await exited;
-    expect(told).toHaveLength(1); // told once: the run that ended after the exit tells nothing more
+  it("closes the session once after a one-shot run, answered or failed", async () => {
+    for (const answer of [answering(), () => Promise.reject(new Error("down"))]) {
+      const { chapter, session } = recordingChapter(answer);
+      let closed = 0;
+      session.close = () => closed++;
+      await runChapterCli(chapter, ["--offline", "go"], fakeIo().io);
+      expect(closed).toBe(1);
+    }
   });
 });

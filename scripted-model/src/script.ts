@@ -54,6 +54,11 @@ export function toolUse(name: string, input: Record<string, unknown>, id?: strin
   return { type: "tool_use", name, input, id };
 }
 
+/** A bash tool call block running `command`. */
+export function bashCall(command: string, id?: string): ScriptedBlock {
+  return toolUse("bash", { command }, id);
+}
+
 /** A reply made of these blocks. */
 export function reply(content: ScriptedBlock[], options: Omit<ScriptedReply, "kind" | "content"> = {}): ScriptedReply {
   return { kind: "reply", content, ...options };

@@ -99,6 +99,13 @@ export function streamEvents(reply: ScriptedReply, ctx: WireContext): SseEvent[]
       start.input = {};
       const json = "rawInput" in block ? block.rawInput : JSON.stringify(block.input);
       deltas = ["", ...pieces(json, 16)].map((p) => ({ type: "input_json_delta", partial_json: p }));
+    } else if (block.type === "other" && "input" in wire) {
+      // a server tool's call (server_tool_use, mcp_tool_use), as the API streams it: its input in deltas
+      start.input = {};
+      deltas = ["", ...pieces(JSON.stringify(wire.input), 16)].map((p) => ({
+        type: "input_json_delta",
+        partial_json: p,
+      }));
     } else if (wire.type === "compaction") {
       // as the API streams it: an empty block, then one delta with its final content
       start.content = null;

@@ -10,7 +10,9 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages";
 import { AgentTurn, appendAssistantTurn, bashToolDefinition, isValidHistory, runBashTool } from "@harness/shared";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DEMO_RULES, demoBrain, readConversation, splitBashOutput } from "../src/demo-brain.ts";
+import { readConversation } from "../src/brain/read-conversation.ts";
+import { splitBashOutput } from "../src/brain/read-result.ts";
+import { DEMO_RULES, demoBrain } from "../src/demo-brain.ts";
 import type { ScriptedBlock, ScriptedReply, ScriptStep } from "../src/script.ts";
 import { ScriptedModel } from "../src/scripted-model.ts";
 

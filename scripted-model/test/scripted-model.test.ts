@@ -169,6 +169,28 @@ describe("ScriptedModel through the real SDK", () => {
       expect(streamed.id).toBe(json.id);
     });
 
+    it("streams a server tool's call as the API does: an empty input, then its JSON in deltas", async () => {
+      const webSearch = {
+        type: "server_tool_use",
+        id: "srvtoolu_1",
+        name: "web_search",
+        input: { query: "agent loops in TypeScript, with a long query" },
+      };
+      const script = () => [
+        reply([text("Searching."), { type: "other", block: webSearch }], { stopReason: "pause_turn" }),
+      ];
+      const json = await scripted(script()).client.messages.create(params());
+      const stream = await scripted(script()).client.messages.create({ ...params(), stream: true });
+      const events: { type: string; content_block?: unknown; delta?: { type: string } }[] = [];
+      for await (const event of stream) events.push(event as (typeof events)[number]);
+      const start = events.find((e) => e.type === "content_block_start" && JSON.stringify(e).includes("srvtoolu_1"));
+      expect(start?.content_block).toEqual({ ...webSearch, input: {} });
+      expect(events.filter((e) => e.delta?.type === "input_json_delta").length).toBeGreaterThan(2);
+      const streamed = await scripted(script()).client.messages.stream(params()).finalMessage();
+      expect(streamed.content).toEqual(json.content);
+      expect(json.content[1]).toEqual(webSearch);
+    });
+
     it("streams events in the order the API sends them", async () => {
       const { client } = scripted([reply([text("hi"), toolUse("bash", { command: "ls" })])]);
       const { types, error } = await drain(await client.messages.create({ ...params(), stream: true }));

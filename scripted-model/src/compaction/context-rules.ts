@@ -5,7 +5,7 @@
  * summary. They read only the request, so a fact the history lost cannot be recalled.
  */
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import type { DemoRule } from "../demo-brain.ts";
+import type { DemoRule } from "../brain/read-conversation.ts";
 import { textReply } from "../script.ts";
 import { summariseConversation } from "./summarise-conversation.ts";
 

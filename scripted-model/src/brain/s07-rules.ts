@@ -1,12 +1,12 @@
 /**
- * A demo rule that reads the conversation before the latest prompt: asked what it said last, the
+ * s07's demo rule, one that reads the conversation before the latest prompt: asked what it said last, the
  * scripted model quotes its last answer in the history it was sent, or says there is none. It
  * keeps no memory of its own, as a real model keeps none: a harness that sends the earlier turns
  * gets them back, one that starts every run empty gets "nothing yet".
  */
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import type { DemoRule } from "./demo-brain.ts";
-import { textReply } from "./script.ts";
+import { textReply } from "../script.ts";
+import type { DemoRule } from "./read-conversation.ts";
 
 /** "What did you just tell me?": the text of the model's last answer before the prompt, quoted. */
 export const recallAnswer: DemoRule = {
@@ -32,3 +32,6 @@ function lastAnswer(messages: readonly MessageParam[]): string | undefined {
   }
   return undefined;
 }
+
+/** s07's rules, in the order they are tried. */
+export const S07_RULES: DemoRule[] = [recallAnswer];
