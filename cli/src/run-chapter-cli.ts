@@ -240,6 +240,7 @@ export async function runChapterCli<R extends string>(
     interrupts = 0;
     let code: number = EXIT_CODES.error;
     let result: AgentLoopResult<R> | undefined;
+    let failure: { error: unknown } | undefined;
     try {
       if (command) {
         await command.run(args.trim(), history, controller.signal);
@@ -247,17 +248,19 @@ export async function runChapterCli<R extends string>(
       } else {
         appendUserText(history, line);
         result = await started.run(history, controller.signal);
-        if (options.json) io.stdout.write(`${JSON.stringify(result)}\n`);
         code = exitCodeFor(result.stopReason, chapter.exitCodes);
       }
     } catch (error) {
       view.modelAnswered();
       view.endLine();
-      fail(error);
+      failure = { error };
     } finally {
       controller = null;
     }
     if (!command && !exiting) started.afterRun?.(history, result);
+    // last, after what afterRun says: the error line, or the JSON line
+    if (failure) fail(failure.error);
+    if (result && options.json) io.stdout.write(`${JSON.stringify(result)}\n`);
     return code;
   };
 

@@ -110,12 +110,22 @@ describe("pnpm s08", () => {
     );
     expect(refusals).toHaveLength(2);
     expect(model.requests).toHaveLength(2); // nothing summarised, nothing sent again
+    // where the session is written is said first, once; each run's error line is the last it says
+    expect(stderr.trim().split("\n").slice(-3)).toEqual([
+      expect.stringMatching(/^s08: session /),
+      refusals?.[0],
+      refusals?.[1],
+    ]);
   }, 60_000);
 
   it("with --compaction server, sends the betas' header and the context management with every request", async () => {
     const { model, env } = await served({ script: [textReply("Hello.")] });
-    const { code } = await runHere(["--compaction", "server", "--cwd", project(), "hi"], env);
+    const { code, stdout } = await runHere(["--compaction", "server", "--cwd", project(), "--json", "hi"], env);
     expect(code).toBe(0);
+    // the context line comes after the answer, and the result after it: the last line, as --json promises
+    const lines = stdout.trim().split("\n");
+    expect(lines.at(-2)).toMatch(/^context: [\d,]+ of 180,000 tokens/);
+    expect(JSON.parse(lines.at(-1) ?? "")).toMatchObject({ stopReason: "final_answer", finalText: "Hello." });
     const [sent] = model.requests;
     expect(sent.headers["anthropic-beta"]).toBe(SERVER_BETAS.join(","));
     expect(SERVER_BETAS).toContain(CONTEXT_MANAGEMENT_BETA);
