@@ -244,6 +244,7 @@ export async function runChapterCli<R extends string>(
     interrupts = 0;
     let code: number = EXIT_CODES.error;
     let result: AgentLoopResult<R> | undefined;
+    let failure: { error: unknown } | undefined;
     try {
       if (command) {
         await command.run(args.trim(), history, controller.signal);
@@ -256,17 +257,21 @@ export async function runChapterCli<R extends string>(
     } catch (error) {
       view.modelAnswered();
       view.endLine();
-      fail(error);
+      failure = { error };
     } finally {
       controller = null;
     }
-    if (command || exiting) return code;
-    try {
-      started.afterRun?.(history, result); // what it says comes before the JSON line, the last of stdout
-    } catch (error) {
-      fail(error);
-      code = EXIT_CODES.error;
+    if (exiting) return code;
+    if (!command) {
+      try {
+        started.afterRun?.(history, result);
+      } catch (error) {
+        failure ??= { error };
+        code = EXIT_CODES.error;
+      }
     }
+    // last, after what afterRun says: the error line, or the JSON line (the last of stdout)
+    if (failure) fail(failure.error);
     if (result && options.json) io.stdout.write(`${JSON.stringify(result)}\n`);
     return code;
   };

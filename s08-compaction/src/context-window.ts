@@ -94,7 +94,7 @@ export class ContextWindow {
   private budget: ContextBudget;
   private meter: ContextMeter;
   private readonly mode: CompactionMode;
-  private failures = 0;
+  private failures = 0; // compactions failed in a row, in this run
   private maximumUnknown = false; // the last refusal named no maximum
   private shape: { system: unknown; tools: Tool[] }; // the last request's, for estimates and summaries
   private history: readonly MessageParam[] = []; // the last request's: a response measures it
@@ -117,11 +117,15 @@ export class ContextWindow {
     return this.meter.size(messages);
   }
 
-  /** The listener: hand it to the loop's `emit`. Each response measures the context. */
+  /**
+   * The listener: hand it to the loop's `emit`. Each response measures the context; the end of a
+   * run ends its count of failed compactions (the window lives for the session, the count is per run).
+   */
   readonly observe = (event: { type: string }): void => {
     const heard = event as LoopEvent;
     if (heard.type === "model_call") this.turnNumber = heard.turnNumber;
     if (heard.type === "turn") this.measure(heard.response, this.history);
+    if (heard.type === "end") this.failures = 0;
   };
 
   /**

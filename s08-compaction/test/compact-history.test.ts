@@ -1,19 +1,22 @@
 /**
- * A compaction through the scripted model: the summary is asked of the model with the history as
- * it is, the history becomes that summary and a tail, facts stated early survive, and every way a
+ * A compaction through the scripted model, its summaries scripted (or written by `sessionBrain`,
+ * which lists the notes it was sent): the summary is asked of the model with the history as it
+ * is, the history becomes that summary and a tail, facts stated early survive, and every way a
  * compaction can fail leaves the history as it was.
  */
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import { describeError } from "@harness/cli";
 import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
-import { demoBrain, ScriptedModel, textReply } from "@harness/scripted-model";
+import { sendStreamed } from "@harness/s03-streaming";
+import { ScriptedModel, textReply } from "@harness/scripted-model";
 import { historyProblems } from "@harness/shared";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type CompactOptions, compactHistory, SUMMARY_OPENING } from "../src/compaction/compact-history.ts";
-import { estimateTokens } from "../src/measure-context.ts";
 import { SUMMARY_PROMPT, SUMMARY_RESULT_CHARS } from "../src/compaction/request-summary.ts";
-import { sendTurnWith } from "../src/send-turn.ts";
+import { estimateTokens } from "../src/measure-context.ts";
 import { answer, historyFrom, steps, tools } from "./histories.ts";
+import { sessionBrain } from "./session-brain.ts";
 
 const options = (over: Partial<CompactOptions> = {}): CompactOptions => ({
   model: "claude-test",
@@ -25,13 +28,15 @@ const options = (over: Partial<CompactOptions> = {}): CompactOptions => ({
 });
 
 const NEEDLE = "Note: the deploy key is K-7731.";
+/** What the model answers when asked to summarise a history that holds NEEDLE. */
+const SUMMARY = "## Task\n- Note: the deploy key is K-7731.\n## What is left\n- nothing";
 
 describe("compactHistory", () => {
   it("asks for the summary with the history, the tools, no tool choice and the summary prompt, then keeps a tail", async () => {
-    const model = new ScriptedModel({ brain: demoBrain });
+    const model = new ScriptedModel({ script: [textReply(SUMMARY)] });
     const messages = historyFrom([tools(1, 3000), tools(2, 800), tools(1, 100)], NEEDLE);
     const before = structuredClone(messages);
-    const outcome = await compactHistory(sendTurnWith(model.client()), messages, options());
+    const outcome = await compactHistory(sendStreamed(model.client()), messages, options());
     expect(outcome).toMatchObject({ kind: "compacted", summarised: 5 });
     const [asked] = model.requests;
     expect(asked.body.tool_choice).toEqual({ type: "none" });
@@ -42,36 +47,43 @@ describe("compactHistory", () => {
     expect(JSON.stringify(asked.body.messages)).toContain(`[… ${3000 - SUMMARY_RESULT_CHARS} characters cut …]`);
     // the history: the summary, then the last turn word for word
     expect(messages.slice(1)).toEqual(before.slice(5));
-    expect(JSON.stringify(messages[0])).toContain(SUMMARY_OPENING);
-    expect(JSON.stringify(messages[0])).toContain("noted: the deploy key is K-7731.");
+    expect(messages[0].content).toEqual([
+      { type: "text", text: `${SUMMARY_OPENING}\n\n${SUMMARY}` },
+      { type: "text", text: NEEDLE }, // the latest request, word for word
+    ]);
     expect(historyProblems(messages)).toEqual([]);
     expect(estimateTokens(messages)).toBeLessThan(estimateTokens(before));
   });
 
   it("passes the user's instructions to the summary request", async () => {
-    const model = new ScriptedModel({ brain: demoBrain });
+    const model = new ScriptedModel({ script: [textReply("## Task\n- line counts: 1 and 1")] });
     const messages = historyFrom([tools(1, 500), tools(1, 500), answer]);
     await compactHistory(
-      sendTurnWith(model.client()),
+      sendStreamed(model.client()),
       messages,
       options({ instructions: "keep the line counts", tailTokens: 0 }),
     );
     expect(JSON.stringify(model.requests[0].body.messages.at(-1))).toContain(
       "Additional instructions from the user: keep the line counts",
     );
-    expect(JSON.stringify(messages[0])).toContain('(Asked to \\"keep the line counts\\"');
+    expect(JSON.stringify(messages[0])).toContain("line counts: 1 and 1");
   });
 
-  it("keeps a fact stated early through compaction after compaction, and the model recalls it", async () => {
-    const model = new ScriptedModel({ brain: demoBrain });
+  it("sends each summary the one before it, so a fact stated early is kept through compaction after compaction", async () => {
+    const model = new ScriptedModel({ brain: sessionBrain });
     const messages = historyFrom([], NEEDLE);
     for (let round = 0; round < 4; round++) {
       // the history grows between compactions: two more turns of long results
       const more = historyFrom([tools(1, 1500), tools(1, 1500)], "", `round${round}`).slice(1);
       messages.push(...more);
       expect(historyProblems(messages)).toEqual([]);
-      expect((await compactHistory(sendTurnWith(model.client()), messages, options())).kind).toBe("compacted");
+      expect((await compactHistory(sendStreamed(model.client()), messages, options())).kind).toBe("compacted");
     }
+    // every summary request after the first held the summary before it: what the model summarised again
+    const asked = model.requests.map((r) => JSON.stringify(r.body.messages));
+    expect(asked).toHaveLength(4);
+    for (const sent of asked.slice(1)) expect(sent).toContain(SUMMARY_OPENING);
+    // and what the model is sent next still holds the fact
     messages.push(
       { role: "assistant", content: "Done." },
       { role: "user", content: "What is the deploy key you noted?" },
@@ -84,12 +96,13 @@ describe("compactHistory", () => {
     const messages = historyFrom([tools(1, 2000), tools(1, 2000)]);
     const before = structuredClone(messages);
     const failing = new ScriptedModel({ script: [{ kind: "http_error", status: 400, message: "no" }] });
-    expect(await compactHistory(sendTurnWith(failing.client({ maxRetries: 0 })), messages, options())).toMatchObject({
+    const told = options({ describeError }); // the CLI's line for an error, as main.ts gives it
+    expect(await compactHistory(sendStreamed(failing.client({ maxRetries: 0 })), messages, told)).toMatchObject({
       kind: "failed",
       reason: "the summary call failed: the API answered 400 invalid_request_error: no",
     });
     const empty = new ScriptedModel({ script: [{ kind: "reply", content: [] }] });
-    expect(await compactHistory(sendTurnWith(empty.client()), messages, options())).toEqual({
+    expect(await compactHistory(sendStreamed(empty.client()), messages, options())).toEqual({
       kind: "failed",
       reason: "the model returned an empty summary",
     });
@@ -97,12 +110,12 @@ describe("compactHistory", () => {
     const hanging = new ScriptedModel({ script: [{ kind: "hang" }] });
     setTimeout(() => controller.abort(), 20);
     expect(
-      await compactHistory(sendTurnWith(hanging.client()), messages, options({ signal: controller.signal })),
+      await compactHistory(sendStreamed(hanging.client()), messages, options({ signal: controller.signal })),
     ).toEqual({
       kind: "aborted",
     });
     const long = new ScriptedModel({ script: [textReply("x".repeat(8000))] });
-    expect(await compactHistory(sendTurnWith(long.client()), messages, options())).toEqual({
+    expect(await compactHistory(sendStreamed(long.client()), messages, options())).toEqual({
       kind: "failed",
       reason: "the summary is no shorter than what it replaces",
     });
@@ -111,7 +124,7 @@ describe("compactHistory", () => {
 
   it("has nothing to summarise in a history of one message", async () => {
     const messages: MessageParam[] = [{ role: "user", content: "hi" }];
-    expect(await compactHistory(sendTurnWith(new ScriptedModel().client()), messages, options())).toEqual({
+    expect(await compactHistory(sendStreamed(new ScriptedModel().client()), messages, options())).toEqual({
       kind: "failed",
       reason: "there is nothing to summarise yet",
     });
@@ -121,11 +134,10 @@ describe("compactHistory", () => {
     await fc.assert(
       fc.asyncProperty(steps, fc.integer({ min: 0, max: 3000 }), async (history, tail) => {
         const messages = historyFrom(history, NEEDLE);
-        const model = new ScriptedModel({ brain: demoBrain });
-        const outcome = await compactHistory(sendTurnWith(model.client()), messages, options({ tailTokens: tail }));
+        const model = new ScriptedModel({ brain: sessionBrain });
+        const outcome = await compactHistory(sendStreamed(model.client()), messages, options({ tailTokens: tail }));
         expect(historyProblems(messages)).toEqual([]);
-        if (outcome.kind === "compacted")
-          expect(JSON.stringify(messages)).toContain("noted: the deploy key is K-7731.");
+        if (outcome.kind === "compacted") expect(JSON.stringify(messages)).toContain(NEEDLE);
       }),
       { numRuns: 60 },
     );

@@ -7,7 +7,7 @@ export const exercises = [
   {
     // a cut allowed anywhere: a tool_result can land in the tail without its tool_use
     id: 1,
-    file: "src/find-cut.ts",
+    file: "src/compaction/find-cut.ts",
     find: 'return typeof message.content === "string" || !message.content.some((b) => b.type === "tool_result");',
     replace: "return true;",
     test: "never cuts inside a pair",
@@ -16,7 +16,7 @@ export const exercises = [
   {
     // the cheap step skipped: nothing is cleared, so a summary comes (or nothing does)
     id: 2,
-    file: "src/context-keeper.ts",
+    file: "src/context-window.ts",
     find: "const cleared = clearOldResults(messages);",
     replace: "const cleared = { results: 0 };",
     test: "clears old tool results above the first threshold",
@@ -25,8 +25,8 @@ export const exercises = [
   {
     // the refused request sent again as it was: refused again, the loop stops
     id: 3,
-    file: "src/agent-loop.ts",
-    find: 'await keeper.compact(messages, "too_long")',
+    file: "src/context-window.ts",
+    find: 'await this.compact(request.messages, "too_long", signal)',
     replace: "null",
     test: "with exactly one compaction and one resend",
     expect: "fail",

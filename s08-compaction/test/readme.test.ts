@@ -11,68 +11,30 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EXIT_CODES, exitCodeFor, REPO_ROOT, usage } from "@harness/cli";
 import { projectSlug } from "@harness/s04-tracing";
-import { defaultPermissionSettings } from "@harness/s05-permissions";
-import { codeFences, containsRun, normalisedLines, proseOf, sourceLines } from "@harness/testkit";
+import {
+  changedLines,
+  codeFences,
+  containsRun,
+  functionSource,
+  hunkCount,
+  lessonDiffProblems,
+  normalisedLines,
+  proseOf,
+  sourceLines,
+} from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { KEEP_RECENT_TURNS } from "../src/compaction/clear-old-results.ts";
 import { CONTEXT_WINDOWS, DEFAULT_CONTEXT_BUDGET, THRESHOLDS } from "../src/context-budget.ts";
-import { MAX_COMPACTION_FAILURES } from "../src/context-keeper.ts";
-import { compactionCli, S08_OPTIONS } from "../src/main.ts";
+import { MAX_COMPACTION_FAILURES } from "../src/context-window.ts";
+import { chapter } from "../src/main.ts";
 
 const CHAPTER = join(REPO_ROOT, "s08-compaction");
 const READMES = ["README.md", "README.zh.md"] as const;
 const S07_LOOP = join(REPO_ROOT, "s07-sessions", "src", "agent-loop.ts");
 const S08_LOOP = join(CHAPTER, "src", "agent-loop.ts");
 const SOURCES = sourceLines([join(CHAPTER, "src"), join(REPO_ROOT, "shared", "src"), join(REPO_ROOT, "cli", "src")]);
-const CLI = compactionCli(
-  defaultPermissionSettings(),
-  "default",
-  { hooks: [], problems: [], projectDefinitions: [] },
-  { terminal: false, say: () => {}, env: {} },
-  { compaction: "client" },
-);
 
 const readme = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
-const loopFile = (path: string) => readFileSync(path, "utf8");
-
-/** agentLoop in the source, from its doc comment to its closing brace, trailing whitespace trimmed. */
-function agentLoopSource(): string {
-  const lines = loopFile(S08_LOOP).split("\n");
-  const signature = lines.findIndex((line) => line.startsWith("export async function agentLoop("));
-  const start = lines.slice(0, signature).lastIndexOf("/**");
-  const end = lines.indexOf("}", signature);
-  return lines
-    .slice(start, end + 1)
-    .map((line) => line.trimEnd())
-    .join("\n");
-}
-
-/** A diff hunk's two sides: what it removes with its context, and what it adds with its context. */
-function hunkSides(hunk: string): { before: string[]; after: string[] } {
-  const lines = hunk.split("\n").filter((line) => line !== "");
-  const side = (keep: string) =>
-    normalisedLines(
-      lines
-        .filter((line) => line[0] === " " || line[0] === keep)
-        .map((line) => line.slice(1))
-        .join("\n"),
-    );
-  return { before: side("-"), after: side("+") };
-}
-
-/** The lines of a file's first doc comment (its header), as written. */
-function headerComment(path: string): string[] {
-  const lines = loopFile(path).split("\n");
-  return lines.slice(0, lines.indexOf(" */") + 1);
-}
-
-/** The lines a diff removes or adds, each with its sign, trailing whitespace trimmed. */
-function changedLines(diff: string): string[] {
-  return diff
-    .split("\n")
-    .filter((line) => /^[-+]/.test(line) && !/^(?:---|\+\+\+) /.test(line))
-    .map((line) => line.trimEnd());
-}
 
 describe.each(READMES)("%s", (name) => {
   const text = readme(name);
@@ -88,35 +50,23 @@ describe.each(READMES)("%s", (name) => {
 
   it("shows the whole loop: one ts block that is agentLoop as the source has it, doc comment included", () => {
     const whole = codeFences(text, "ts").filter((block) => block.includes("export async function agentLoop("));
-    expect(whole).toEqual([`${agentLoopSource()}\n`]);
+    expect(whole).toEqual([`${functionSource(S08_LOOP)}\n`]);
   });
 
-  it("shows diff hunks that are real: s07's loop on one side, this chapter's on the other", () => {
-    const [s07, s08] = [normalisedLines(loopFile(S07_LOOP)), normalisedLines(loopFile(S08_LOOP))];
-    const [diff] = codeFences(text, "diff");
-    const hunks = diff.split(/^@@.*$/m).filter((h) => h.trim() !== "");
-    expect(hunks.length).toBe(9);
-    for (const hunk of hunks) {
-      const { before, after } = hunkSides(hunk);
-      expect(containsRun(s07, before), `not in s07's loop:\n${before.join("\n")}`).toBe(true);
-      expect(containsRun(s08, after), `not in s08's loop:\n${after.join("\n")}`).toBe(true);
-    }
-  });
-
-  it("leaves out no change of the real diff but the file's header comment", () => {
-    const run = spawnSync("git", ["diff", "--no-index", "--no-color", "--", S07_LOOP, S08_LOOP], { encoding: "utf8" });
-    expect(run.status, run.stderr).toBe(1);
-    const shown = changedLines(codeFences(text, "diff")[0]);
-    const real = changedLines(run.stdout).filter(
-      (line) => !headerComment(line[0] === "-" ? S07_LOOP : S08_LOOP).includes(line.slice(1)),
-    );
-    expect(real.length).toBeGreaterThan(0);
-    expect(real.filter((line) => !shown.includes(line))).toEqual([]);
+  it("shows a diff of s07's loop against this one that is real and leaves out no change but the header line", () => {
+    const diffs = codeFences(text, "diff").join("");
+    expect(hunkCount(diffs)).toBe(5);
+    expect(lessonDiffProblems(diffs, S07_LOOP, S08_LOOP)).toEqual([]);
+    // every changed line but the one-line headers, whatever the header check lets pass
+    const git = spawnSync("git", ["diff", "--no-index", "--no-color", "--", S07_LOOP, S08_LOOP], { encoding: "utf8" });
+    const real = changedLines(git.stdout).filter((line) => !/^[-+]\/\*\* s0[78]: /.test(line));
+    expect(real.filter((line) => !changedLines(diffs).includes(line))).toEqual([]);
   });
 
   it("shows the CLI's own --help text", () => {
+    const { command, summary, flags, exitCodes, commandHelp } = chapter;
     expect(codeFences(text, "text")).toContain(
-      `${usage(CLI.command, CLI.summary, S08_OPTIONS, CLI.exitCodes, CLI.commands)}\n`,
+      `${usage(command, summary, [...(flags ?? [])], exitCodes, commandHelp)}\n`,
     );
   });
 
@@ -125,7 +75,7 @@ describe.each(READMES)("%s", (name) => {
     expect(rows.map((row) => Number(row[1]))).toEqual([0, 2, 3, 4, 5, 1, 130]);
     for (const [, status, meaning] of rows) {
       const reason = /^`(\w+)`/.exec(meaning)?.[1] ?? "error";
-      expect(exitCodeFor(reason, CLI.exitCodes), meaning).toBe(Number(status));
+      expect(exitCodeFor(reason, chapter.exitCodes), meaning).toBe(Number(status));
     }
     expect(rows.length).toBe(Object.keys(EXIT_CODES).length + 2);
     expect(text).toMatch(/^\|[^|\n]+\| `context_overflow` +\|/m);
@@ -145,6 +95,14 @@ describe.each(READMES)("%s", (name) => {
 });
 
 describe("the chapter text", () => {
+  it("names no API the loop rebuild removed", () => {
+    for (const text of READMES.map(readme)) {
+      expect(text).not.toMatch(
+        /ContextKeeper|context-keeper|\bkeeper\b|reactsTo|sendTurnWith|CompactionCliParts|compactionCli|S08_OPTIONS|AgentStopReason|observer/,
+      );
+    }
+  });
+
   it("gives the same code in English and Chinese", () => {
     const [en, zh] = READMES.map(readme);
     const strip = (block: string) => block.replace(/\s+#.*$/gm, "").replace(/^@@.*$/gm, "@@"); // comments are translated

@@ -7,14 +7,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
+import { sendStreamed } from "@harness/s03-streaming";
 import { historyOf, type OpenSession, openSession, readTranscript } from "@harness/s07-sessions";
-import { demoBrain, ScriptedModel } from "@harness/scripted-model";
+import { ScriptedModel, textReply } from "@harness/scripted-model";
 import { historyProblems } from "@harness/shared";
 import { afterEach, describe, expect, it } from "vitest";
 import { compactHistory, SUMMARY_OPENING } from "../src/compaction/compact-history.ts";
-import { estimateTokens } from "../src/measure-context.ts";
-import { sendTurnWith } from "../src/send-turn.ts";
 import { historySinceBoundary, writeBoundary } from "../src/compaction/transcript-boundary.ts";
+import { estimateTokens } from "../src/measure-context.ts";
 import { historyFrom, tools } from "./histories.ts";
 
 const made: string[] = [];
@@ -29,7 +29,7 @@ function where() {
     made.push(path);
     return path;
   };
-  return { cwd: dir("s08-project-"), env: { HARNESS_HOME: dir("s08-home-") }, model: "claude-test" };
+  return { cwd: dir("s08-project-"), env: { HARNESS_HOME: dir("s08-home-") }, model: "claude-test", secrets: [] };
 }
 const open = (...args: Parameters<typeof openSession>) => {
   const session = openSession(...args);
@@ -52,8 +52,9 @@ describe("a compaction in the transcript", () => {
       "Note: the deploy key is K-7731.",
     ))
       keep(message);
-    const model = new ScriptedModel({ brain: demoBrain });
-    const outcome = await compactHistory(sendTurnWith(model.client()), history, {
+    const summary = "## Task\n- Note: the deploy key is K-7731.";
+    const model = new ScriptedModel({ script: [textReply(summary), textReply("The deploy key is K-7731.")] });
+    const outcome = await compactHistory(sendStreamed(model.client()), history, {
       model: "claude-test",
       tools: ALL_TOOLS.map(toApiTool),
       maxTokens: 1024,
@@ -76,9 +77,11 @@ describe("a compaction in the transcript", () => {
     // s07's own view of the file is the whole past, summary included: still a history it accepts
     expect(resumed.history).toEqual(historyOf(records));
     expect(estimateTokens(loaded)).toBeLessThan(estimateTokens(resumed.history) / 2);
-    // and the model, sent only what the boundary left, still knows the note
-    const answer = await model.client().messages.create({ model: "m", max_tokens: 100, messages: loaded });
-    expect(answer.content).toEqual([{ type: "text", text: "The deploy key is K-7731." }]);
+    // and the model, sent only what the boundary left, is sent the note, in a history it accepts
+    await model.client().messages.create({ model: "m", max_tokens: 100, messages: loaded });
+    const sent = model.requests.at(-1);
+    expect(sent?.body.messages).toEqual(loaded);
+    expect(JSON.stringify(sent?.body.messages)).toContain("the deploy key is K-7731.");
   });
 
   it("reads a transcript without a boundary as s07 does, and the last of several boundaries wins", async () => {

@@ -118,7 +118,7 @@ export const chapter: ChapterCli<CompactionStopReason> = {
       afterRun(history, result) {
         const repair = result ? undefined : interruptedResults(history);
         if (repair) addMessage(history, repair);
-        context.afterRun();
+        if (result) context.afterRun(); // how full the context is, as the last answer measured it
         if (!announced && session.writer.lastId !== null) {
           say(`session ${session.writer.sessionId} → ${session.writer.path}`);
           announced = true;

@@ -33,8 +33,8 @@ function setup(format: WireFormat, script: ScriptStep[]) {
 async function turnOf(format: WireFormat, step: ScriptStep, messages?: MessageParam[]) {
   const { model, adapter } = setup(format, [step]);
   const heard: string[] = [];
-  const message = await adapter.streamTurn(request(messages), new AbortController().signal, {
-    text: (delta) => heard.push(delta),
+  const message = await adapter.streamTurn(request(messages), new AbortController().signal, (event) => {
+    if (event.type === "text") heard.push(event.text);
   });
   if (!message) throw new Error("aborted");
   return { turn: AgentTurn.fromResponse(message), heard, model };
@@ -180,11 +180,10 @@ describe.each(WIRE_FORMATS)("the %s adapter, on the scripted model", (format) =>
     const { adapter } = setup(format, [textReply("A slow answer, streamed piece by piece.", { eventDelayMs: 40 })]);
     const controller = new AbortController();
     const heard: string[] = [];
-    const pending = adapter.streamTurn(request(), controller.signal, {
-      text: (delta) => {
-        heard.push(delta);
-        controller.abort();
-      },
+    const pending = adapter.streamTurn(request(), controller.signal, (event) => {
+      if (event.type !== "text") return;
+      heard.push(event.text);
+      controller.abort();
     });
     await expect(pending).resolves.toBeNull();
     expect(heard).toHaveLength(1);

@@ -5,10 +5,10 @@
  */
 export const exercises = [
   {
-    // the keeper reads refusals with s08's reader, which knows only the Messages API's words
+    // the window reads refusals with s08's reader, which knows only the Messages API's words
     id: 1,
-    file: "src/agent-loop.ts",
-    find: "    tooLong: adapter.promptTooLong,\n",
+    file: "src/main.ts",
+    find: "      tooLong: provider.adapter.promptTooLong,\n",
     replace: "",
     test: "answers the provider's own 'too long' refusal",
     expect: "fail",
@@ -16,7 +16,7 @@ export const exercises = [
   {
     // a call cut by the length limit read as an ordinary answer
     id: 2,
-    file: "src/message-from-chat.ts",
+    file: "src/openai/message-from-chat.ts",
     find: 'length: "max_tokens",',
     replace: 'length: "end_turn",',
     test: "never runs a call cut by the length limit",

@@ -1,6 +1,10 @@
 /**
- * s09 through the real CLI: a child process, the scripted model speaking each wire format, the
- * demo prompts answered from real tool output.
+ * s09 through the real CLI, run in this process. One acceptance run of the offline demo (the demo
+ * brain speaking each wire format, answering from real git output); every other run talks to a
+ * scripted model served on 127.0.0.1 in the format `--provider` names, its replies written out
+ * here: parallel reads and `--json`, the OpenAI variables, a session continued across providers,
+ * `--compaction server`, a window kept and `/compact`, each provider's "too long" recovered, the
+ * trace and the gate on the OpenAI formats, and a stream line that is not JSON (a child process).
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -8,9 +12,17 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { readTrace, sentRequests, traceDir } from "@harness/s04-tracing";
-import { demoBrain, ScriptedModel, startScriptedServer } from "@harness/scripted-model";
+import {
+  reply,
+  ScriptedModel,
+  type ScriptedModelOptions,
+  startScriptedServer,
+  textReply,
+  toolUse,
+} from "@harness/scripted-model";
 import { afterEach, describe, expect, it } from "vitest";
-import { WIRE_FORMATS } from "../src/provider-adapter.ts";
+import { sessionBrain } from "../../s08-compaction/test/session-brain.ts";
+import { WIRE_FORMATS, type WireFormat } from "../src/provider-adapter.ts";
 import { cleanEnv, project, runCli } from "./run-cli.ts";
 
 const closers: Array<() => Promise<void>> = [];
@@ -18,14 +30,34 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
+const API = { anthropic: "messages", "openai-chat": "chat-completions", "openai-responses": "responses" } as const;
+
+/** A scripted model served on 127.0.0.1, and the environment that sends `format`'s calls to it (a key for it alone). */
+async function served(format: WireFormat, options: ScriptedModelOptions) {
+  const model = new ScriptedModel(options);
+  const server = await startScriptedServer(model);
+  closers.push(server.close);
+  const key = ["test", "key"].join("-");
+  const env =
+    format === "anthropic"
+      ? cleanEnv({ ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: server.url })
+      : cleanEnv({ OPENAI_API_KEY: key, OPENAI_BASE_URL: `${server.url}/v1` });
+  return { model, env, url: server.url };
+}
+
+/** The scripted model's window in the "too long" runs: over two reads, under three. */
+const WINDOW = 3000;
+
+const branchCall = reply([toolUse("bash", { command: "git branch --show-current" })]);
+
 describe("pnpm s09", () => {
-  it.each(WIRE_FORMATS)(
-    "answers the git branch demo offline with --provider %s, from the real git output",
-    async (format) => {
+  it("runs the offline demo on every wire format: the git branch from real git output, and advice for a prompt it does not know", async () => {
+    for (const format of WIRE_FORMATS) {
       const cwd = project({}, "demo-branch");
       const { code, stdout, stderr } = await runCli(
-        ["--provider", format, "--cwd", cwd, "--allow", "Bash(git branch:*)", "What is the current git branch?"],
+        ["--provider", format, "--cwd", cwd, "--allow", "Bash(git branch:*)"],
         cleanEnv(),
+        ["What is the current git branch?", "Tell me a joke"],
       );
       expect(stderr).toMatch(
         format === "anthropic" ? /offline scripted model \(no ANTHROPIC_API_KEY/ : `speaking ${format}`,
@@ -33,34 +65,53 @@ describe("pnpm s09", () => {
       expect(stdout).toContain("bash: git branch --show-current");
       expect(stdout).toContain("The current branch is demo-branch.");
       expect(stdout).toContain("final_answer · 2 turns · 1 tool call");
+      expect(stdout).toContain("I am the offline scripted model");
+      if (format !== "anthropic") expect(stdout).toContain("set OPENAI_API_KEY");
+      if (format !== "anthropic") expect(stdout).not.toContain("ANTHROPIC_API_KEY");
       expect(code).toBe(0);
-    },
-    60_000,
-  );
+    }
+  }, 60_000);
 
   it.each(WIRE_FORMATS)(
-    "runs parallel reads and prints the AgentLoopResult as JSON with --provider %s",
+    "runs parallel reads and prints the AgentLoopResult as JSON, the last line, with --provider %s",
     async (format) => {
+      const { model, env } = await served(format, {
+        script: [
+          reply([toolUse("read_file", { path: "a.txt" }), toolUse("read_file", { path: "b.txt" })]),
+          textReply("a.txt says alpha, b.txt says beta."),
+        ],
+      });
       const cwd = project({ "a.txt": "alpha\n", "b.txt": "beta\n" });
       const { code, stdout } = await runCli(
-        ["--offline", "--provider", format, "--cwd", cwd, "--json", "Read a.txt and b.txt"],
-        cleanEnv(),
+        ["--provider", format, "--cwd", cwd, "--json", "Read a.txt and b.txt"],
+        env,
       );
       const result = JSON.parse(stdout.trim().split("\n").at(-1) ?? "");
-      expect(result).toMatchObject({ stopReason: "final_answer", turns: 2, toolCalls: 2 });
-      expect(result.finalText).toContain("- a.txt: 1 line, starting `alpha`");
-      expect(result.finalText).toContain("- b.txt: 1 line, starting `beta`");
+      expect(result).toMatchObject({
+        stopReason: "final_answer",
+        turns: 2,
+        toolCalls: 2,
+        finalText: "a.txt says alpha, b.txt says beta.",
+      });
+      // both results went back, in the format's own words
+      expect(model.requests.map((r) => r.api)).toEqual([API[format], API[format]]);
+      const sent = JSON.stringify(model.requests[1].raw);
+      expect(sent).toContain("alpha");
+      expect(sent).toContain("beta");
       expect(code).toBe(0);
     },
     60_000,
   );
 
   it("talks to OPENAI_BASE_URL with OPENAI_API_KEY, over real HTTP, in the Responses format", async () => {
-    const model = new ScriptedModel({ brain: demoBrain });
-    const server = await startScriptedServer(model);
-    closers.push(server.close);
+    const { model, env, url } = await served("openai-responses", {
+      script: [
+        reply([toolUse("edit_file", { path: "notes.txt", old_string: "draft", new_string: "final" })]),
+        reply([toolUse("read_file", { path: "notes.txt" })]),
+        textReply('I replaced "draft" with "final" in notes.txt.'),
+      ],
+    });
     const cwd = project({ "notes.txt": "draft\n" });
-    const env = cleanEnv({ OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: `${server.url}/v1` });
     const { code, stdout, stderr } = await runCli(
       [
         "--provider",
@@ -73,24 +124,14 @@ describe("pnpm s09", () => {
       ],
       env,
     );
-    expect(stderr).toContain(`Using ${server.url}/v1 (OPENAI_BASE_URL from the shell) (openai-responses)`);
+    expect(stderr).toContain(`Using ${url}/v1 (OPENAI_BASE_URL from the shell) (openai-responses)`);
     expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("final\n");
     expect(stdout).toContain('I replaced "draft" with "final" in notes.txt.');
     expect(model.requests.map((r) => r.api)).toEqual(["responses", "responses", "responses"]);
-    expect(model.requests[0].headers.authorization).toBe("Bearer sk-test");
+    expect(JSON.stringify(model.requests[2].raw)).toContain("final"); // the file read back, as the model got it
+    expect(model.requests[0].headers.authorization).toBe("Bearer test-key");
     expect(code).toBe(0);
   }, 60_000);
-
-  it.each(["openai-chat", "openai-responses"] as const)(
-    "offline on %s, a prompt the scripted model does not know gets that format's variables as advice",
-    async (format) => {
-      const { code, stdout } = await runCli(["--offline", "--provider", format, "Tell me a joke"], cleanEnv());
-      expect(code).toBe(0);
-      expect(stdout).toContain("I am the offline scripted model");
-      expect(stdout).toContain("set OPENAI_API_KEY");
-      expect(stdout).not.toContain("ANTHROPIC_API_KEY");
-    },
-  );
 
   it("refuses a wire format it does not speak, in one line, before any model call", async () => {
     const { code, stdout, stderr } = await runCli(["--provider", "gemini", "hi"], cleanEnv());
@@ -110,7 +151,14 @@ describe("pnpm s09", () => {
   }, 60_000);
 
   it("continues a session on another provider: the history the loop keeps is sent in each format's words", async () => {
-    const model = new ScriptedModel({ brain: demoBrain });
+    const model = new ScriptedModel({
+      script: [
+        branchCall,
+        textReply("The current branch is demo-branch."),
+        textReply("I told you the branch is demo-branch."),
+        textReply("Still demo-branch."),
+      ],
+    });
     const server = await startScriptedServer(model);
     closers.push(server.close);
     const cwd = project({}, "demo-branch");
@@ -128,17 +176,22 @@ describe("pnpm s09", () => {
     expect(first.stdout).toContain("The current branch is demo-branch.");
     const callId = JSON.stringify(model.requests.at(-1)?.body.messages).match(/toolu_scripted_\w+/)?.[0];
     expect(callId).toBeDefined();
+    expect(JSON.stringify(model.requests.at(-1)?.body.messages)).toContain("demo-branch"); // git's own output
 
     const chat = await runCli(
       ["--continue", "--provider", "openai-chat", "--cwd", cwd, "What did you just tell me?"],
       env,
     );
     expect(chat.code).toBe(0);
-    expect(chat.stdout).toContain("The current branch is demo-branch.");
     const sentChat = model.requests.at(-1);
     expect(sentChat?.api).toBe("chat-completions");
-    const messages = (sentChat?.raw ?? { messages: [] }) as { messages: { role: string; tool_call_id?: string }[] };
+    const messages = (sentChat?.raw ?? { messages: [] }) as {
+      messages: { role: string; content?: unknown; tool_call_id?: string }[];
+    };
     expect(messages.messages.find((m) => m.role === "tool")?.tool_call_id).toBe(callId);
+    expect(JSON.stringify(messages.messages.filter((m) => m.role === "assistant"))).toContain(
+      "The current branch is demo-branch.",
+    );
 
     const responses = await runCli(
       ["--continue", "--provider", "openai-responses", "--cwd", cwd, "What did you just tell me?"],
@@ -152,6 +205,7 @@ describe("pnpm s09", () => {
       "function_call",
       "function_call_output",
     ]);
+    expect(JSON.stringify(input)).toContain("I told you the branch is demo-branch.");
     // one session on three wire formats: the first run's, resumed twice
     const id = first.stderr.match(/session ([0-9a-f-]{36}) →/)?.[1];
     expect(chat.stderr).toContain(`resumed session ${id}: 4 messages`);
@@ -164,10 +218,7 @@ describe("pnpm s09", () => {
     expect(refused.stderr).toContain(
       "s09: error: --compaction server is the Messages API's context management, which this course sends only in that format, not openai-chat; use client, or --provider anthropic",
     );
-    const model = new ScriptedModel({ brain: demoBrain });
-    const server = await startScriptedServer(model);
-    closers.push(server.close);
-    const env = cleanEnv({ ANTHROPIC_API_KEY: ["test", "key"].join("-"), ANTHROPIC_BASE_URL: server.url });
+    const { model, env } = await served("anthropic", { script: [textReply("Hello.")] });
     const { code } = await runCli(["--provider", "anthropic", "--compaction", "server", "hi"], env);
     expect(code).toBe(0);
     expect(model.requests[0].headers["anthropic-beta"]).toContain("compact-2026-01-12");
@@ -188,34 +239,65 @@ describe("pnpm s09", () => {
       "/compact",
       "What is the release codename you noted?",
     ];
+    const { model, env } = await served("openai-chat", { brain: sessionBrain, contextWindow: 4000 });
     const { code, stdout } = await runCli(
-      ["--offline", "--provider", "openai-chat", "--context-window", "4000", "--cwd", cwd],
-      cleanEnv(),
+      ["--provider", "openai-chat", "--context-window", "4000", "--cwd", cwd],
+      env,
       prompts,
     );
     expect(code).toBe(0);
     expect(stdout).toMatch(/^(?:s09 >> )?context: over the threshold: summarised \d+ messages/m);
     expect(stdout).toMatch(/^(?:s09 >> )?context: \/compact: summarised \d+ messages/m);
     expect(stdout).toContain("The release codename is BLUE-HERON.");
+    expect(model.requests.every((r) => r.api === "chat-completions")).toBe(true);
   }, 60_000);
+
+  it.each(WIRE_FORMATS)(
+    "answers the provider's own 'too long' refusal on %s with one compaction and one resend",
+    async (format) => {
+      // three reads of about 700 tokens each; the harness believes the window is large, the model's is WINDOW
+      const files = Object.fromEntries(
+        ["a", "b", "c"].map((name) => [`${name}.txt`, `${name.repeat(60)}\n`.repeat(45)]),
+      );
+      const read = (path: string) => reply([toolUse("read_file", { path })]);
+      const { model, env } = await served(format, {
+        script: [
+          read("a.txt"),
+          textReply("a.txt read."),
+          read("b.txt"),
+          textReply("b.txt read."),
+          read("c.txt"),
+          textReply("## Task\n- a.txt and b.txt read"), // the summary, once the call after c.txt's read is refused
+          textReply("c.txt read."),
+        ],
+        contextWindow: WINDOW,
+      });
+      const { code, stdout, stderr } = await runCli(["--provider", format, "--cwd", project(files)], env, [
+        "Read a.txt",
+        "Read b.txt",
+        "Read c.txt",
+      ]);
+      expect(stderr).not.toContain("error");
+      expect(code).toBe(0);
+      expect(stdout).toMatch(
+        /^context: the API refused the prompt as too long: summarised \d+ messages, kept \d+ \([\d,]+ → [\d,]+ tokens\)$/m,
+      );
+      expect(stdout).toContain("c.txt read.");
+      expect(model.pending).toBe(0);
+      // the read's answer was refused, then the summary, then the same request again, summarised
+      expect(model.requests.slice(5).map((r) => r.api)).toEqual([API[format], API[format], API[format]]);
+      expect(model.requests).toHaveLength(8);
+    },
+    60_000,
+  );
 
   it.each(["openai-chat", "openai-responses"] as const)(
     "traces and gates the calls of %s as of any format: the trace holds the course's requests, a denied call never runs",
     async (format) => {
       const cwd = project({}, "demo-branch");
-      const env = cleanEnv();
+      const { env } = await served(format, { script: [branchCall, textReply("I may not run git here.")] });
       const { code, stdout, stderr } = await runCli(
-        [
-          "--offline",
-          "--provider",
-          format,
-          "--cwd",
-          cwd,
-          "--trace=t1",
-          "--deny",
-          "Bash(git *)",
-          "What is the current git branch?",
-        ],
+        ["--provider", format, "--cwd", cwd, "--trace=t1", "--deny", "Bash(git *)", "What is the current git branch?"],
         env,
       );
       expect(code).toBe(0);

@@ -103,8 +103,8 @@ describe("readChatStream", () => {
     const progress = { opened: true, consumed: false };
     await readChatStream(
       chunks(chunk({ role: "assistant", content: "" }), chunk({ content: "Hi" }), chunk({}, "stop")),
-      {
-        text: (delta) => heard.push(delta),
+      (event) => {
+        if (event.type === "text") heard.push(event.text);
       },
       progress,
     );

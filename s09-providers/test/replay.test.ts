@@ -73,7 +73,9 @@ describe("Chat Completions recordings, through the openai-chat adapter", () => {
     async (name) => {
       const { adapter } = chat([chatStream(join(OPENAI_FIXTURES, `${name}.chunks.txt`))]);
       const heard: string[] = [];
-      const message = await adapter.streamTurn(request(), signal(), { text: (delta) => heard.push(delta) });
+      const message = await adapter.streamTurn(request(), signal(), (event) => {
+        if (event.type === "text") heard.push(event.text);
+      });
       const turn = AgentTurn.fromResponse(message ?? fail());
       const oracle = chatOracle(name);
       expect(turn.text).toBe(oracle.content);
