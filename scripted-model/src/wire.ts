@@ -62,6 +62,9 @@ export function messageBody(reply: ScriptedReply, ctx: WireContext): Record<stri
   };
 }
 
+/** The blocks the API streams as a server tool's call: input `{}` at the start, then its deltas. */
+const SERVER_TOOL_CALLS = new Set(["server_tool_use", "mcp_tool_use"]);
+
 /** The reply as the events of a stream, text and tool input split into several deltas. */
 export function streamEvents(reply: ScriptedReply, ctx: WireContext): SseEvent[] {
   const usage = usageOf(reply, ctx);
@@ -99,8 +102,9 @@ export function streamEvents(reply: ScriptedReply, ctx: WireContext): SseEvent[]
       start.input = {};
       const json = "rawInput" in block ? block.rawInput : JSON.stringify(block.input);
       deltas = ["", ...pieces(json, 16)].map((p) => ({ type: "input_json_delta", partial_json: p }));
-    } else if (block.type === "other" && "input" in wire) {
-      // a server tool's call (server_tool_use, mcp_tool_use), as the API streams it: its input in deltas
+    } else if (block.type === "other" && SERVER_TOOL_CALLS.has(String(wire.type)) && "input" in wire) {
+      // a server tool's call, as the API streams it: its input in deltas (a block the script made
+      // malformed on purpose, such as a tool_use with no id, goes out as it was written)
       start.input = {};
       deltas = ["", ...pieces(JSON.stringify(wire.input), 16)].map((p) => ({
         type: "input_json_delta",
