@@ -21,6 +21,7 @@ import {
   DEFAULT_MAX_TURNS,
   historyProblems,
   isValidHistory,
+  type LoopEvent,
 } from "@harness/shared";
 import { afterEach, describe, expect, it } from "vitest";
 import { type AgentLoopOptions, agentLoop } from "../src/agent-loop.ts";
@@ -52,6 +53,22 @@ function blocks(message: MessageParam | undefined): Record<string, unknown>[] {
   if (!message) return [];
   if (typeof message.content === "string") return [{ type: "text", text: message.content }];
   return message.content as unknown as Record<string, unknown>[];
+}
+
+/** An event in a few words: its type and what it is about. */
+function describeEvent(event: LoopEvent): string {
+  switch (event.type) {
+    case "model_call":
+      return `model_call ${event.turnNumber}`;
+    case "turn":
+      return `turn ${event.turn.text}`;
+    case "tool_call":
+      return `tool_call ${event.call.input.command}`;
+    case "tool_result":
+      return `tool_result ${event.result.content}`;
+    case "end":
+      return `end ${event.result.stopReason}`;
+  }
 }
 
 function expectValid(messages: MessageParam[]): void {
@@ -416,7 +433,9 @@ describe("agentLoop", () => {
     });
     const messages: MessageParam[] = [{ role: "user", content: "the prompt" }];
     const before = structuredClone(messages);
-    const error = await agentLoop(model.client(), messages, { model: "test-model", cwd: workDir() }).catch(
+    const events: LoopEvent[] = [];
+    const emit = (event: LoopEvent) => events.push(event);
+    const error = await agentLoop(model.client(), messages, { model: "test-model", cwd: workDir(), emit }).catch(
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(APIError);
@@ -424,6 +443,8 @@ describe("agentLoop", () => {
     expect(model.requests).toHaveLength(3); // one call and the default maxRetries of 2
     expect(messages).toEqual(before);
     expect(messages.at(-1)).toEqual({ role: "user", content: "the prompt" });
+    // the call was told, but no end: a run that throws has no result
+    expect(events.map((event) => event.type)).toEqual(["model_call"]);
     expectValid(messages);
   });
 
@@ -491,17 +512,41 @@ describe("agentLoop", () => {
     expectValid(messages);
   });
 
-  it("tells its observer about each model call, turn, tool call and result", async () => {
-    const events: string[] = [];
-    const { messages } = await run([reply([text("look"), toolUse("bash", { command: "echo x" })]), textReply("x")], {
-      observer: {
-        modelCall: (n) => events.push(`call ${n}`),
-        turn: (turn) => events.push(`turn ${turn.text}`),
-        toolCall: (call) => events.push(`tool ${call.input.command}`),
-        toolResult: (_call, result) => events.push(`result ${result.content}`),
-      },
-    });
-    expect(events).toEqual(["call 1", "turn look", "tool echo x", "result x\n[exit code 0]", "call 2", "turn x"]);
+  it("tells emit each model call, turn, tool call and result, then the end, in order", async () => {
+    const events: LoopEvent[] = [];
+    const sent: number[] = []; // the messages each model_call's request holds as it is told
+    const emit = (event: LoopEvent) => {
+      events.push(event);
+      if (event.type === "model_call") sent.push(event.request.messages.length);
+    };
+    const { messages, result } = await run(
+      [reply([text("look"), toolUse("bash", { command: "echo x" }, "toolu_x")]), textReply("x")],
+      { emit },
+    );
+    expect(events.map(describeEvent)).toEqual([
+      "model_call 1",
+      "turn look",
+      "tool_call echo x",
+      "tool_result x\n[exit code 0]",
+      "model_call 2",
+      "turn x",
+      "end final_answer",
+    ]);
+    // each model_call carries the request about to be sent, and the end the result as it is returned
+    expect(sent).toEqual([1, 3]);
+    expect(events.at(-1)).toEqual({ type: "end", result });
     expectValid(messages);
+  });
+
+  it("tells emit the end of every way out: a cut turn, the budget, a refusal", async () => {
+    const ends = async (script: ScriptStep[], options: Partial<AgentLoopOptions> = {}) => {
+      const events: LoopEvent[] = [];
+      const { result } = await run(script, { ...options, emit: (event) => events.push(event) });
+      expect(events.filter((event) => event.type === "end")).toEqual([{ type: "end", result }]);
+      return result.stopReason;
+    };
+    expect(await ends([textReply("cut", { stopReason: "max_tokens" })])).toBe("max_tokens");
+    expect(await ends([reply([toolUse("bash", { command: "true" })])], { maxTurns: 1 })).toBe("max_turns");
+    expect(await ends([textReply("no", { stopReason: "refusal" })])).toBe("final_answer");
   });
 });

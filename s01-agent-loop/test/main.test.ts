@@ -1,8 +1,8 @@
 /**
  * The s01 CLI, run as a reader runs it: `node --import tsx s01-agent-loop/src/main.ts ...` from
  * the repository root, in a child process, with a fresh temporary directory to work in; or, where
- * no process boundary is the point (no signal, no process id), its `chapter` run in the test's
- * process on the same environment (testkit's runInProcess). Offline runs use the built-in scripted
+ * no process boundary is the point (no signal, no process id), its exported `main` run in the
+ * test's process on the same environment (testkit's runInProcess). Offline runs use the built-in scripted
  * model; runs that need a particular reply or fault point the CLI at a ScriptedModel served on
  * 127.0.0.1.
  */
@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DEFAULT_MODEL, DEFAULT_MODEL_TIMEOUT_SECONDS, runChapterCli } from "@harness/cli";
+import { DEFAULT_MODEL, DEFAULT_MODEL_TIMEOUT_SECONDS } from "@harness/cli";
 import {
   reply,
   ScriptedModel,
@@ -26,7 +26,7 @@ import {
 import { DEFAULT_BASH_TIMEOUT_SECONDS, DEFAULT_MAX_TURNS } from "@harness/shared";
 import { runInProcess } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { chapter } from "../src/main.ts";
+import { main } from "../src/main.ts";
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const MAIN = join(REPO_ROOT, "s01-agent-loop", "src", "main.ts");
@@ -90,12 +90,7 @@ function runCli(args: string[], options: { env?: Record<string, string>; input?:
 
 /** Run the CLI to its end in this process, on the environment a child run gets; no process id. */
 async function runHere(args: string[], options: { env?: Record<string, string>; input?: string } = {}) {
-  const run = await runInProcess(
-    (argv, io) => runChapterCli(chapter, argv, io),
-    args,
-    childEnv(options.env ?? {}),
-    options.input,
-  );
+  const run = await runInProcess(main, args, childEnv(options.env ?? {}), options.input);
   return { ...run, pid: undefined };
 }
 

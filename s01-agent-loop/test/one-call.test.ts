@@ -38,7 +38,10 @@ describe("oneCall, the chapter's starting point", () => {
   it("calls the model once: the tool it asks for never runs, and the next request is rejected", async () => {
     const model = branchModel();
     const messages: MessageParam[] = [{ role: "user", content: "What is the current git branch?" }];
-    const result = await oneCall(model.client(), messages, { model: "test-model", cwd: workDir() });
+    const heard: string[] = [];
+    const emit = (event: { type: string }) => heard.push(event.type);
+    const result = await oneCall(model.client(), messages, { model: "test-model", cwd: workDir(), emit });
+    expect(heard).toEqual([]); // nothing is told: the events come with the loop
     // it says final_answer, but the "answer" is the model's promise to look
     expect(result).toMatchObject({
       stopReason: "final_answer",

@@ -10,14 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
-import {
-  DEFAULT_MODEL_TIMEOUT_SECONDS,
-  EXIT_CODES,
-  exitCodeFor,
-  runChapterCli,
-  SHOW_ELAPSED_AFTER_MS,
-  usage,
-} from "@harness/cli";
+import { DEFAULT_MODEL_TIMEOUT_SECONDS, EXIT_CODES, exitCodeFor, SHOW_ELAPSED_AFTER_MS, usage } from "@harness/cli";
 import {
   DEFAULT_BASH_TIMEOUT_SECONDS,
   DEFAULT_MAX_OUTPUT_BYTES,
@@ -30,19 +23,19 @@ import {
   containsRun,
   normalisedLines,
   proseOf,
-  readChapterCli,
   runInProcess,
   sourceLines,
 } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { chapter } from "../src/main.ts";
+import { chapter, main } from "../src/main.ts";
 
 const CHAPTER = join(dirname(fileURLToPath(import.meta.url)), "..");
 const REPO_ROOT = join(CHAPTER, "..");
 const SCRIPTS = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).scripts as Record<string, string>;
 const LOOP_FILE = join(CHAPTER, "src", "agent-loop.ts");
 const ONE_CALL_FILE = join(CHAPTER, "src", "one-call.ts");
-const CLI = readChapterCli(CHAPTER);
+/** What the chapter's CLI declares: its name, its summary, the exit statuses of its own stop reasons. */
+const CLI = { command: chapter.command, summary: chapter.summary, exitCodes: { ...chapter.exitCodes } };
 const SOURCE_DIRS = [join(CHAPTER, "src"), join(CHAPTER, "..", "shared", "src"), join(CHAPTER, "..", "cli", "src")];
 const READMES = ["README.md", "README.zh.md"] as const;
 const SDK_MAX_RETRIES = new Anthropic({ apiKey: "unused" }).maxRetries;
@@ -242,7 +235,7 @@ describe.each(READMES)("%s: the loop and the diff", (name) => {
  * The offline samples: a ```sh block that runs `pnpm s01 --offline ...`, followed at once by the
  * ```text (or ```json) block of what it printed. Each is run for real, in order: the lines before
  * the `pnpm s01` line by bash, that line by the chapter's CLI in this process (the root
- * package.json's s01 script runs src/main.ts, whose `chapter` it is). Where the text runs at the
+ * package.json's s01 script runs src/main.ts, whose `main` it is). Where the text runs at the
  * repository root, a fresh git repository on branch main stands in for it (INIT_CWD, as pnpm sets
  * it); /tmp/s01-play is a fresh temporary directory. What varies from run to run is normalised: the token estimates (the
  * system prompt names the working directory, so they follow its length) and that directory.
@@ -304,7 +297,7 @@ describe("README.md: the offline samples", () => {
       expect(before.status).toBe(0);
       const [pnpm, script, ...args] = commandWords(lines.at(-1) ?? "");
       expect([pnpm, SCRIPTS[script]]).toEqual(["pnpm", "node --import tsx s01-agent-loop/src/main.ts"]);
-      const ran = await runInProcess((argv, io) => runChapterCli(chapter, argv, io), args, sampleEnv(root));
+      const ran = await runInProcess(main, args, sampleEnv(root));
       const run = { status: ran.code, stdout: ran.stdout, stderr: ran.stderr };
       expect(run.stderr).toMatch(/^Using the offline scripted model \(--offline was given\)/);
       if (sample.lang === "json") {

@@ -10,6 +10,7 @@ import {
   DEFAULT_MAX_TURNS,
   historyProblems,
   isValidHistory,
+  type LoopEvent,
 } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -26,6 +27,21 @@ async function run(script: ScriptStep[], options: Partial<AgentLoopOptions> = {}
   const cwd = options.cwd ?? tempWorkdir();
   const result = await agentLoop(model.client({ maxRetries: 0 }), messages, { model: "test-model", cwd, ...options });
   return { model, messages, result, cwd };
+}
+
+/** An event in a few words: its type and what it is about. */
+function describeEvent(event: LoopEvent): string {
+  switch (event.type) {
+    case "model_call":
+      return `model_call ${event.turnNumber}`;
+    case "turn":
+      return `turn ${event.turn.text}`;
+    case "tool_call":
+    case "tool_result":
+      return `${event.type} ${event.call.name}`;
+    case "end":
+      return `end ${event.result.stopReason}`;
+  }
 }
 
 function expectValid(messages: MessageParam[]): void {
@@ -326,7 +342,7 @@ describe("agentLoop", () => {
     expectValid(messages);
   });
 
-  it("tells its observer each step in order, each call as it starts and its result as it lands", async () => {
+  it("tells emit each step in order, each call as it starts and its result as it lands, then the end", async () => {
     const cwd = tempWorkdir();
     const events: string[] = [];
     const model = new ScriptedModel({
@@ -336,20 +352,16 @@ describe("agentLoop", () => {
       ],
     });
     const messages: MessageParam[] = [{ role: "user", content: "the prompt" }];
-    await agentLoop(model.client(), messages, {
+    const result = await agentLoop(model.client(), messages, {
       model: "test-model",
       cwd,
-      observer: {
-        modelCall: (n) => events.push(`modelCall ${n}`),
-        turn: (turn) => events.push(`turn ${turn.text}`),
-        toolCall: (call) => events.push(`toolCall ${call.name}`),
-        toolResult: (call) => events.push(`toolResult ${call.name}`),
-      },
+      emit: (event) => events.push(describeEvent(event)),
     });
     // two reads run at once: both start before either result lands
-    expect(events.slice(0, 4)).toEqual(["modelCall 1", "turn Listing.", "toolCall glob", "toolCall grep"]);
-    expect(events.slice(4, 6).sort()).toEqual(["toolResult glob", "toolResult grep"]);
-    expect(events.slice(6)).toEqual(["modelCall 2", "turn Empty."]);
+    expect(events.slice(0, 4)).toEqual(["model_call 1", "turn Listing.", "tool_call glob", "tool_call grep"]);
+    expect(events.slice(4, 6).sort()).toEqual(["tool_result glob", "tool_result grep"]);
+    expect(events.slice(6)).toEqual(["model_call 2", "turn Empty.", "end final_answer"]);
+    expect(result).toMatchObject({ stopReason: "final_answer", turns: 2, toolCalls: 2 });
     expectValid(messages);
   });
 });

@@ -21,21 +21,21 @@ export const exercises = [
     find: `  const results: ToolResult[] = new Array(calls.length);
   const runOne = async (i: number) => {
     const call = calls[i];
-    observer.toolCall?.(call);
+    emit({ type: "tool_call", call });
     results[i] = context.signal?.aborted
       ? codedError("interrupted", "the user interrupted before this call ran.")
       : await runCall(tools, call, context);
-    observer.toolResult?.(call, results[i]);
+    emit({ type: "tool_result", call, result: results[i] });
   };`,
     replace: `  const results: ToolResult[] = [];
   const runOne = async (i: number) => {
     const call = calls[i];
-    observer.toolCall?.(call);
+    emit({ type: "tool_call", call });
     const result = context.signal?.aborted
       ? codedError("interrupted", "the user interrupted before this call ran.")
       : await runCall(tools, call, context);
     results.push(result);
-    observer.toolResult?.(call, result);
+    emit({ type: "tool_result", call, result });
   };`,
     test: "returns the results in tool_use order",
     expect: "fail",

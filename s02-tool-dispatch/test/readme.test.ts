@@ -7,7 +7,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { EXIT_CODES, exitCodeFor, runChapterCli, usage } from "@harness/cli";
+import { EXIT_CODES, exitCodeFor, usage } from "@harness/cli";
 import { DEFAULT_BASH_TIMEOUT_SECONDS, DEFAULT_MAX_OUTPUT_BYTES } from "@harness/shared";
 import {
   type ChapterMain,
@@ -16,14 +16,13 @@ import {
   mainOfScript,
   normalisedLines,
   proseOf,
-  readChapterCli,
   runInProcess,
   sourceLines,
 } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { chapter as s01Chapter } from "../../s01-agent-loop/src/main.ts";
+import { main as s01Main } from "../../s01-agent-loop/src/main.ts";
 import { dispatch, toolMap } from "../src/dispatch.ts";
-import { chapter } from "../src/main.ts";
+import { chapter, main } from "../src/main.ts";
 import { MAX_CONCURRENT_TOOLS } from "../src/run-tool-calls.ts";
 import { toApiTool } from "../src/tool.ts";
 import { MAX_GLOB_RESULTS } from "../src/tools/glob.ts";
@@ -32,7 +31,8 @@ import { ALL_TOOLS, editFileTool } from "../src/tools/index.ts";
 import { DEFAULT_READ_LIMIT, MAX_LINE_LENGTH } from "../src/tools/read-file.ts";
 
 const CHAPTER = join(import.meta.dirname, "..");
-const CLI = readChapterCli(CHAPTER);
+/** What the chapter's CLI declares: its name, its summary, the exit statuses of its own stop reasons. */
+const CLI = { command: chapter.command, summary: chapter.summary, exitCodes: { ...chapter.exitCodes } };
 const REPO = join(CHAPTER, "..");
 const READMES = ["README.md", "README.zh.md"] as const;
 
@@ -140,10 +140,11 @@ function agentLoopSource(): string {
     .join("\n");
 }
 
-/** The lines of a file's first doc comment (its header), as written. */
+/** The lines of a file's header (its first doc comment, one line or several), as written. */
 function headerComment(path: string): string[] {
   const lines = loopFile(path).split("\n");
-  return lines.slice(0, lines.indexOf(" */") + 1);
+  const end = lines[0].endsWith("*/") ? 0 : lines.indexOf(" */");
+  return lines.slice(0, end + 1);
 }
 
 /** `git diff --no-index` of s01's loop against this chapter's (exit status 1: they differ). */
@@ -317,8 +318,8 @@ function words(command: string): string[] {
 
 /** The CLIs whose samples run in this process (`mainOfScript` checks the script runs that file). */
 const MAINS: Record<string, ChapterMain> = {
-  "s01-agent-loop/src/main.ts": (argv, io) => runChapterCli(s01Chapter, argv, io),
-  "s02-tool-dispatch/src/main.ts": (argv, io) => runChapterCli(chapter, argv, io),
+  "s01-agent-loop/src/main.ts": s01Main,
+  "s02-tool-dispatch/src/main.ts": main,
 };
 
 /**

@@ -2,7 +2,13 @@ import type { ToolCall } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { dispatch, toolMap } from "../src/dispatch.ts";
-import { allConcurrencySafe, type CallRunner, MAX_CONCURRENT_TOOLS, runToolCalls } from "../src/run-tool-calls.ts";
+import {
+  allConcurrencySafe,
+  type CallRunner,
+  MAX_CONCURRENT_TOOLS,
+  runToolCalls,
+  type ToolEvent,
+} from "../src/run-tool-calls.ts";
 import { defineTool, type Tool } from "../src/tool.ts";
 import { ALL_TOOLS } from "../src/tools/index.ts";
 import { tempWorkdir } from "./temp-workdir.ts";
@@ -45,8 +51,8 @@ describe("runToolCalls", () => {
       }),
     ]);
     const finished: string[] = [];
-    const results = await runToolCalls(tools, [...calls("slow", 1), ...calls("fast", 1)], context(), {
-      toolResult: (call) => finished.push(call.name),
+    const results = await runToolCalls(tools, [...calls("slow", 1), ...calls("fast", 1)], context(), (event) => {
+      if (event.type === "tool_result") finished.push(event.call.name);
     });
     expect(finished).toEqual(["fast", "slow"]);
     expect(results.map((r) => r.content)).toEqual(["slow", "fast"]);
@@ -125,29 +131,26 @@ describe("runToolCalls", () => {
       { id: "t0", name: "bash", input: { command: "printf written > out.txt" } },
       { id: "t1", name: "read_file", input: { path: "out.txt" } },
     ];
-    const results = await runToolCalls(
-      toolMap(ALL_TOOLS),
-      batch,
-      { cwd },
-      {
-        toolCall: (call) => events.push(`start ${call.name}`),
-        toolResult: (call) => events.push(`end ${call.name}`),
-      },
+    const results = await runToolCalls(toolMap(ALL_TOOLS), batch, { cwd }, (event) =>
+      events.push(`${event.type === "tool_call" ? "start" : "end"} ${event.call.name}`),
     );
     expect(events).toEqual(["start bash", "end bash", "start read_file", "end read_file"]);
     expect(results[1]).toEqual({ content: "1\twritten", isError: false });
   });
 
-  it("tells its observer about every call exactly once, as it starts and as its result lands", async () => {
+  it("tells emit of every call exactly once as it starts, and once as its result lands, with that result", async () => {
     const tools = toolMap([tool("read", true, async (n) => `read ${n}`)]);
-    const started: string[] = [];
-    const finished: string[] = [];
-    await runToolCalls(tools, calls("read", 3), context(), {
-      toolCall: (call) => started.push(call.id),
-      toolResult: (call) => finished.push(call.id),
-    });
+    const events: ToolEvent[] = [];
+    const results = await runToolCalls(tools, calls("read", 3), context(), (event) => events.push(event));
+    const started = events.filter((event) => event.type === "tool_call").map((event) => event.call.id);
     expect(started.sort()).toEqual(["toolu_read_0", "toolu_read_1", "toolu_read_2"]);
-    expect(finished.sort()).toEqual(["toolu_read_0", "toolu_read_1", "toolu_read_2"]);
+    const landed = events.flatMap((event) => (event.type === "tool_result" ? [[event.call.id, event.result]] : []));
+    expect(Object.fromEntries(landed)).toEqual({
+      toolu_read_0: results[0],
+      toolu_read_1: results[1],
+      toolu_read_2: results[2],
+    });
+    expect(events).toHaveLength(6);
   });
 
   it("answers the calls that had not started when the signal fired with interrupted", async () => {
@@ -182,7 +185,7 @@ describe("runToolCalls", () => {
       return dispatch(map, call, ctx);
     };
     const batch = [...calls("read", 1), ...calls("write", 1)];
-    const results = await runToolCalls(tools, batch, context(), {}, onlyReads);
+    const results = await runToolCalls(tools, batch, context(), undefined, onlyReads);
     expect(asked).toEqual(["toolu_read_0", "toolu_write_0"]);
     expect(results).toEqual([
       { content: "read 0", isError: false },

@@ -22,7 +22,8 @@ export const chapter: ChapterCli<AbortableStopReason> = {
     const bashTimeoutMs = options.bashTimeoutSeconds * 1000;
     // each prompt: the loop, its events (the text as it streams) drawn by the terminal view
     return {
-      run: (history, signal) => agentLoop(send, history, { model, cwd, maxTurns, bashTimeoutMs, emit: view.show, signal }),
+      run: (history, signal) =>
+        agentLoop(send, history, { model, cwd, maxTurns, bashTimeoutMs, emit: view.show, signal }),
     };
   },
 };

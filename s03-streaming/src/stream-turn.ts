@@ -65,18 +65,43 @@ export async function streamTurn(
   emit: Emit<StreamEvent> = () => {},
   retryDelayMs = 250,
 ): Promise<Message | null> {
-  for (let attempt = 0; ; attempt++) {
-    const progress = { opened: false, consumed: false };
+  return retryUnstartedStream((progress) => streamOnce(client, params, signal, emit, progress), signal, retryDelayMs);
+}
+
+/** What one attempt reports as it goes: the stream opened (HTTP 200), its content started. */
+export interface StreamProgress {
+  opened: boolean;
+  consumed: boolean;
+}
+
+/**
+ * The rule for a failed stream, for any wire format: run `attempt` until it returns, sending it
+ * again (up to `STREAM_RETRIES` times, waiting longer each time) while it fails after the stream
+ * opened and before its content; once content has arrived, a failure is a `StreamError`. An HTTP
+ * error (the stream never opened) is the SDK's to retry, and is thrown as it comes; so is the last
+ * failure, as `lastError` gives it (a format whose SDK throws a bare TypeError for a dropped
+ * connection makes it a `StreamError` there).
+ * Contract: returns `null` when `signal` aborted.
+ */
+export async function retryUnstartedStream<T>(
+  attempt: (progress: StreamProgress) => Promise<T | null>,
+  signal: AbortSignal,
+  retryDelayMs = 250,
+  lastError: (error: unknown) => unknown = (error) => error,
+): Promise<T | null> {
+  for (let n = 0; ; n++) {
+    const progress: StreamProgress = { opened: false, consumed: false };
     try {
-      return await streamOnce(client, params, signal, emit, progress);
+      const result = await attempt(progress);
+      return signal.aborted ? null : result;
     } catch (error) {
       if (signal.aborted) return null;
       if (!progress.opened) throw error; // an HTTP error: the SDK has already retried what it should
       if (progress.consumed) {
         throw new StreamError(`the stream failed after its content had started (${describe(error)})`, { cause: error });
       }
-      if (attempt >= STREAM_RETRIES) throw error;
-      await sleep(retryDelayMs * 2 ** attempt, signal);
+      if (n >= STREAM_RETRIES) throw lastError(error);
+      await sleep(retryDelayMs * 2 ** n, signal);
     }
   }
 }
@@ -87,7 +112,7 @@ async function streamOnce(
   params: MessageCreateParamsNonStreaming,
   signal: AbortSignal,
   emit: Emit<StreamEvent>,
-  progress: { opened: boolean; consumed: boolean },
+  progress: StreamProgress,
 ): Promise<Message | null> {
   let message: Message | undefined;
   const blocks: Block[] = [];

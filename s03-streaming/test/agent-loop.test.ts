@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { APIError } from "@anthropic-ai/sdk";
-import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import type { Message, MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
 import { reply, ScriptedModel, type ScriptStep, text, textReply, toolUse } from "@harness/scripted-model";
 import {
@@ -11,20 +11,41 @@ import {
   DEFAULT_MAX_TURNS,
   historyProblems,
   isValidHistory,
+  type LoopEvent,
 } from "@harness/shared";
 import { describe, expect, it } from "vitest";
+import type { AbortableStopReason } from "../src/abortable-stop-reason.ts";
 import { type AgentLoopOptions, agentLoop } from "../src/agent-loop.ts";
-import type { AgentStopReason } from "../src/agent-stop-reason.ts";
-import { StreamError } from "../src/stream-turn.ts";
+import { type SendTurn, StreamError, type StreamEvent, sendStreamed } from "../src/stream-turn.ts";
 import { tempWorkdir } from "./temp-workdir.ts";
+
+/** Each turn streamed from the scripted model, as main.ts sends it; no retry by the SDK, a short wait before a stream is sent again. */
+function streamed(model: ScriptedModel): SendTurn {
+  return sendStreamed(model.client({ maxRetries: 0 }), 1);
+}
 
 /** Run the loop on one prompt against a scripted model; return what it sent and returned. */
 async function run(script: ScriptStep[], options: Partial<AgentLoopOptions> = {}) {
   const model = new ScriptedModel({ script });
   const messages: MessageParam[] = [{ role: "user", content: "the prompt" }];
   const cwd = options.cwd ?? tempWorkdir();
-  const result = await agentLoop(model.client({ maxRetries: 0 }), messages, { model: "test-model", cwd, ...options });
+  const result = await agentLoop(streamed(model), messages, { model: "test-model", cwd, ...options });
   return { model, messages, result, cwd };
+}
+
+/** An event in a few words: its type and what it is about (a run of text deltas is one "text"). */
+function describeEvent(event: LoopEvent | StreamEvent): string {
+  switch (event.type) {
+    case "model_call":
+      return `model_call ${event.turnNumber}`;
+    case "tool_call":
+    case "tool_result":
+      return `${event.type} ${event.call.name}`;
+    case "end":
+      return `end ${event.result.stopReason}`;
+    default:
+      return event.type;
+  }
 }
 
 function expectValid(messages: MessageParam[]): void {
@@ -48,7 +69,7 @@ async function until(check: () => boolean): Promise<void> {
 async function expectNextPromptWorks(model: ScriptedModel, messages: MessageParam[], cwd: string): Promise<void> {
   appendUserText(messages, "are you still there?");
   model.push(textReply("Still here."));
-  const next = await agentLoop(model.client({ maxRetries: 0 }), messages, { model: "test-model", cwd });
+  const next = await agentLoop(streamed(model), messages, { model: "test-model", cwd });
   expect(next).toMatchObject({ stopReason: "final_answer", finalText: "Still here." });
   expect(historyProblems(model.requests.at(-1)!.body.messages)).toEqual([]);
   expectValid(messages);
@@ -57,7 +78,7 @@ async function expectNextPromptWorks(model: ScriptedModel, messages: MessagePara
 describe("agentLoop", () => {
   it("returns a final answer in one turn without tools, streamed, offering the six tools", async () => {
     const { model, messages, result } = await run([textReply("Hello.")]);
-    expect(result).toEqual<AgentLoopResult<AgentStopReason>>({
+    expect(result).toEqual<AgentLoopResult<AbortableStopReason>>({
       stopReason: "final_answer",
       turns: 1,
       toolCalls: 0,
@@ -229,9 +250,7 @@ describe("agentLoop", () => {
         const model = new ScriptedModel({ script: [fault] });
         const messages: MessageParam[] = [{ role: "user", content: "the prompt" }];
         const before = structuredClone(messages);
-        const error = await agentLoop(model.client({ maxRetries: 0 }), messages, { model: "test-model", cwd }).catch(
-          (e: unknown) => e,
-        );
+        const error = await agentLoop(streamed(model), messages, { model: "test-model", cwd }).catch((e: unknown) => e);
         check(error);
         expect(messages).toEqual(before);
         expect(existsSync(join(cwd, "x"))).toBe(false);
@@ -246,9 +265,7 @@ describe("agentLoop", () => {
         script: [reply([toolUse("glob", { pattern: "*" }, "toolu_1")]), { kind: "no_message_stop" }],
       });
       const messages: MessageParam[] = [{ role: "user", content: "the prompt" }];
-      await expect(agentLoop(model.client({ maxRetries: 0 }), messages, { model: "test-model", cwd })).rejects.toThrow(
-        StreamError,
-      );
+      await expect(agentLoop(streamed(model), messages, { model: "test-model", cwd })).rejects.toThrow(StreamError);
       expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
       expect(blocks(messages[2])[0]).toMatchObject({ type: "tool_result", tool_use_id: "toolu_1" });
       expectValid(messages);
@@ -278,7 +295,7 @@ describe("agentLoop", () => {
       const controller = new AbortController();
       const model = new ScriptedModel({ script: [{ kind: "hang" }] });
       const messages: MessageParam[] = [{ role: "user", content: "the prompt" }];
-      const running = agentLoop(model.client({ maxRetries: 0 }), messages, {
+      const running = agentLoop(streamed(model), messages, {
         model: "test-model",
         cwd,
         signal: controller.signal,
@@ -315,15 +332,14 @@ describe("agentLoop", () => {
       });
       const messages: MessageParam[] = [{ role: "user", content: "the prompt" }];
       const heard: string[] = [];
-      const result = await agentLoop(model.client({ maxRetries: 0 }), messages, {
+      const result = await agentLoop(streamed(model), messages, {
         model: "test-model",
         cwd,
         signal: controller.signal,
-        observer: {
-          text: (delta) => {
-            heard.push(delta);
-            controller.abort(); // Ctrl-C once the first words are on screen
-          },
+        emit: (event) => {
+          if (event.type !== "text") return;
+          heard.push(event.text);
+          controller.abort(); // Ctrl-C once the first words are on screen
         },
       });
       expect(heard.length).toBeGreaterThan(0);
@@ -347,7 +363,7 @@ describe("agentLoop", () => {
         ],
       });
       const messages: MessageParam[] = [{ role: "user", content: "the prompt" }];
-      const running = agentLoop(model.client({ maxRetries: 0 }), messages, {
+      const running = agentLoop(streamed(model), messages, {
         model: "test-model",
         cwd,
         signal: controller.signal,
@@ -373,37 +389,96 @@ describe("agentLoop", () => {
     });
   });
 
-  it("tells its observer each step in order, the streamed text before the turn it belongs to", async () => {
+  it("tells emit each step in order, the streamed text before the turn it belongs to, then the end", async () => {
     const cwd = tempWorkdir();
     const events: string[] = [];
     const model = new ScriptedModel({
       script: [reply([text("Listing."), toolUse("glob", { pattern: "*" })]), textReply("Empty.")],
     });
     const messages: MessageParam[] = [{ role: "user", content: "the prompt" }];
-    await agentLoop(model.client(), messages, {
+    await agentLoop(streamed(model), messages, {
       model: "test-model",
       cwd,
-      observer: {
-        modelCall: (n) => events.push(`modelCall ${n}`),
-        start: () => events.push("start"),
-        text: () => events.at(-1) !== "text" && events.push("text"),
-        turn: () => events.push("turn"),
-        toolCall: (call) => events.push(`toolCall ${call.name}`),
-        toolResult: (call) => events.push(`toolResult ${call.name}`),
+      emit: (event) => {
+        const described = describeEvent(event);
+        if (described !== "text" || events.at(-1) !== "text") events.push(described);
       },
     });
     expect(events).toEqual([
-      "modelCall 1",
-      "start",
+      "model_call 1",
+      "stream_start",
       "text",
       "turn",
-      "toolCall glob",
-      "toolResult glob",
-      "modelCall 2",
-      "start",
+      "tool_call glob",
+      "tool_result glob",
+      "model_call 2",
+      "stream_start",
       "text",
       "turn",
+      "end final_answer",
     ]);
     expectValid(messages);
+  });
+
+  describe("the send seam", () => {
+    /** A turn as a Message, written by hand: the loop needs nothing else from a send. */
+    const message = (content: Message["content"], stop_reason: Message["stop_reason"]): Message =>
+      ({
+        id: "msg_1",
+        type: "message",
+        role: "assistant",
+        model: "test-model",
+        content,
+        stop_reason,
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 2 },
+      }) as Message;
+
+    it("sends each turn through the send it is given, with the request, the run's signal and emit", async () => {
+      const cwd = tempWorkdir();
+      const controller = new AbortController();
+      const seen: { messages: number; tools: number; signal: AbortSignal; told: boolean }[] = [];
+      const replies = [
+        message(
+          [{ type: "tool_use", id: "toolu_1", name: "glob", input: { pattern: "*" } }] as Message["content"],
+          "tool_use",
+        ),
+        message([{ type: "text", text: "Nothing here.", citations: null }], "end_turn"),
+      ];
+      const send: SendTurn = async (request, signal, emit) => {
+        seen.push({ messages: request.messages.length, tools: request.tools?.length ?? 0, signal, told: !!emit });
+        emit?.({ type: "text", text: "from the seam" });
+        return replies.shift() ?? null;
+      };
+      const heard: string[] = [];
+      const messages: MessageParam[] = [{ role: "user", content: "the prompt" }];
+      const result = await agentLoop(send, messages, {
+        model: "test-model",
+        cwd,
+        signal: controller.signal,
+        emit: (event) => event.type === "text" && heard.push(event.text),
+      });
+      expect(result).toMatchObject({ stopReason: "final_answer", turns: 2, toolCalls: 1, finalText: "Nothing here." });
+      expect(result.usage).toEqual({ inputTokens: 20, outputTokens: 4 });
+      expect(seen).toEqual([
+        { messages: 1, tools: ALL_TOOLS.length, signal: controller.signal, told: true },
+        { messages: 3, tools: ALL_TOOLS.length, signal: controller.signal, told: true },
+      ]);
+      expect(heard).toEqual(["from the seam", "from the seam"]); // what the seam tells reaches the listeners
+      expectValid(messages);
+    });
+
+    it("returns aborted when the send was aborted (it returns null), appending nothing", async () => {
+      const controller = new AbortController();
+      const send: SendTurn = async () => {
+        controller.abort(); // Ctrl-C while the call was out
+        return null;
+      };
+      const messages: MessageParam[] = [{ role: "user", content: "the prompt" }];
+      const options = { model: "test-model", cwd: tempWorkdir(), signal: controller.signal };
+      const result = await agentLoop(send, messages, options);
+      expect(result).toMatchObject({ stopReason: "aborted", turns: 1, toolCalls: 0 });
+      expect(messages).toEqual([{ role: "user", content: "the prompt" }]);
+    });
   });
 });

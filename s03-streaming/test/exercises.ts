@@ -14,9 +14,9 @@ export const exercises = [
   {
     id: 2,
     file: "src/agent-loop.ts",
-    find: "      toolCalls += outputs.length;\n",
+    find: "      tally.ran(outputs.length);\n",
     replace:
-      '      toolCalls += outputs.length;\n      if (signal.aborted) return result("aborted", turns); // no results for a cut batch\n',
+      '      tally.ran(outputs.length);\n      if (signal.aborted) return tally.end("aborted", turns); // no results for a cut batch\n',
     test: "stops mid-tool",
     expect: "fail",
   },

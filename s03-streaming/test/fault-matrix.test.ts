@@ -6,9 +6,10 @@
 import { FAULT_CASES, type FaultMatrixLoop, faultCaseMismatches, runFaultCase } from "@harness/scripted-model";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../src/agent-loop.ts";
+import { sendStreamed } from "../src/stream-turn.ts";
 
 const loop: FaultMatrixLoop = (client, messages, cwd) =>
-  agentLoop(client, messages, { model: "test-model", cwd, bashTimeoutMs: 10_000 });
+  agentLoop(sendStreamed(client), messages, { model: "test-model", cwd, bashTimeoutMs: 10_000 });
 
 describe("agentLoop under the fault matrix", () => {
   it.each(FAULT_CASES.map((fault) => [fault.name, fault] as const))(

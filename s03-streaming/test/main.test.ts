@@ -1,8 +1,8 @@
 /**
  * The CLI as a reader runs it: `node --import tsx s03-streaming/src/main.ts` in a child process,
  * with no ANTHROPIC_* variables from the test's environment, where the process is the point (Ctrl-C
- * is a real SIGINT) and once more to run the program itself; elsewhere its `chapter` in the test's
- * process on the same environment (testkit's runInProcess). Offline runs use the built-in scripted
+ * is a real SIGINT) and once more to run the program itself; elsewhere its exported `main` in the
+ * test's process on the same environment (testkit's runInProcess). Offline runs use the built-in scripted
  * model; the others talk to a scripted model served on 127.0.0.1.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -10,7 +10,6 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { runChapterCli } from "@harness/cli";
 import {
   encodeSse,
   reply,
@@ -24,7 +23,7 @@ import {
 import { historyProblems } from "@harness/shared";
 import { runInProcess } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { chapter } from "../src/main.ts";
+import { main } from "../src/main.ts";
 import { STREAM_RETRIES } from "../src/stream-turn.ts";
 import { tempWorkdir } from "./temp-workdir.ts";
 
@@ -81,7 +80,7 @@ async function runCli(args: string[], env = cleanEnv()) {
 
 /** Run the CLI to the end in this process, as `runCli` runs it in a child. */
 function runHere(args: string[], env = cleanEnv()) {
-  return runInProcess((argv, io) => runChapterCli(chapter, argv, io), args, env);
+  return runInProcess(main, args, env);
 }
 
 /** Wait until `check` holds, looking again every few milliseconds (the test's timeout is the deadline). */

@@ -16,13 +16,13 @@ const params: MessageCreateParamsNonStreaming = {
   messages: [{ role: "user", content: "the prompt" }],
 };
 
-/** Stream one scripted step; return what came back and what the observer heard. */
+/** Stream one scripted step; return what came back and what emit heard. */
 async function stream(step: ScriptStep, signal = new AbortController().signal) {
   const model = new ScriptedModel({ script: [step] });
   const heard = { starts: 0, text: [] as string[] };
-  const message = await streamTurn(model.client({ maxRetries: 0 }), params, signal, {
-    start: () => heard.starts++,
-    text: (delta) => heard.text.push(delta),
+  const message = await streamTurn(model.client({ maxRetries: 0 }), params, signal, (event) => {
+    if (event.type === "stream_start") heard.starts++;
+    else heard.text.push(event.text);
   });
   return { message, heard, model };
 }
@@ -116,8 +116,8 @@ describe("streamTurn", () => {
   it("throws for an SSE error event after content arrived, never returning the text before it", async () => {
     const observed: string[] = [];
     const model = new ScriptedModel({ script: [{ kind: "sse_error", afterEvents: 4, reply: textReply("partial") }] });
-    const error = await streamTurn(model.client({ maxRetries: 0 }), params, new AbortController().signal, {
-      text: (delta) => observed.push(delta),
+    const error = await streamTurn(model.client({ maxRetries: 0 }), params, new AbortController().signal, (event) => {
+      if (event.type === "text") observed.push(event.text);
     }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StreamError);
     expect((error as Error).message).toMatch(/after its content had started/);
@@ -132,7 +132,13 @@ describe("streamTurn", () => {
     ["an end without message_stop", { kind: "no_message_stop", reply: { kind: "reply", content: [] } }],
   ] as [string, ScriptStep][])("sends the request again after %s before any content", async (_, fault) => {
     const model = new ScriptedModel({ script: [fault, textReply("the answer")] });
-    const message = await streamTurn(model.client({ maxRetries: 0 }), params, new AbortController().signal, {}, 1);
+    const message = await streamTurn(
+      model.client({ maxRetries: 0 }),
+      params,
+      new AbortController().signal,
+      undefined,
+      1,
+    );
     expect(message?.content).toEqual([{ type: "text", text: "the answer" }]);
     expect(model.requests).toHaveLength(2);
   });
@@ -140,9 +146,13 @@ describe("streamTurn", () => {
   it(`gives up after ${STREAM_RETRIES} retries of a stream that fails before any content`, async () => {
     const fault: ScriptStep = { kind: "sse_error", afterEvents: 1 };
     const model = new ScriptedModel({ script: [fault, fault, fault, textReply("too late")] });
-    const error = await streamTurn(model.client({ maxRetries: 0 }), params, new AbortController().signal, {}, 1).catch(
-      (e: unknown) => e,
-    );
+    const error = await streamTurn(
+      model.client({ maxRetries: 0 }),
+      params,
+      new AbortController().signal,
+      undefined,
+      1,
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(APIError);
     expect(model.requests).toHaveLength(STREAM_RETRIES + 1);
   });
@@ -150,9 +160,13 @@ describe("streamTurn", () => {
   it(`throws a StreamError, not fetch's bare TypeError, when a cut before any content recurs past ${STREAM_RETRIES} retries`, async () => {
     const cut: ScriptStep = { kind: "cut", afterEvents: 1 };
     const model = new ScriptedModel({ script: [cut, cut, cut, textReply("too late")] });
-    const error = await streamTurn(model.client({ maxRetries: 0 }), params, new AbortController().signal, {}, 1).catch(
-      (e: unknown) => e,
-    );
+    const error = await streamTurn(
+      model.client({ maxRetries: 0 }),
+      params,
+      new AbortController().signal,
+      undefined,
+      1,
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StreamError);
     expect((error as Error).message).toBe("the stream broke off (terminated: the scripted connection was cut)");
     expect((error as Error).cause).toBeInstanceOf(TypeError);
@@ -179,8 +193,8 @@ describe("streamTurn", () => {
     const model = new ScriptedModel({
       script: [reply([text("one two three four five six seven eight nine ten eleven twelve")], { eventDelayMs: 20 })],
     });
-    const message = await streamTurn(model.client({ maxRetries: 0 }), params, controller.signal, {
-      text: () => controller.abort(), // Ctrl-C on the first words
+    const message = await streamTurn(model.client({ maxRetries: 0 }), params, controller.signal, (event) => {
+      if (event.type === "text") controller.abort(); // Ctrl-C on the first words
     });
     expect(message).toBeNull();
   });

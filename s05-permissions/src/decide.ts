@@ -23,7 +23,7 @@ import { BEHAVIOR_RANK, type Behavior, type Decision } from "./decision.ts";
 import { type AccessKind, modeBaseline, type PermissionMode, PLANNING } from "./permission-mode.ts";
 import { DEFAULT_SOURCE } from "./rules/default-denies.ts";
 import { expandGlob } from "./rules/expand-glob.ts";
-import type { PermissionSettings, RuleBehavior, SourcedRule } from "./rules/load-settings.ts";
+import type { PermissionSettings, SourcedRule } from "./rules/load-settings.ts";
 import { isEditableInside, pathForms, pathMatches } from "./rules/match-path.ts";
 import { type CourseToolName, EDIT_TOOLS, RULE_TOOLS } from "./rules/rule-tools.ts";
 import { commandMatches } from "./shell/match-command.ts";
@@ -145,8 +145,7 @@ function commandPart(
 ): Part {
   const subject = `the simple command \`${text}\``;
   const words = layers.map((layer) => layer.map((word) => word.value ?? word.source));
-  const bash = (behavior: RuleBehavior) =>
-    settings.rules.filter((r) => r.behavior === behavior && r.rule.tool === "Bash");
+  const bash = (behavior: Behavior) => settings.rules.filter((r) => r.behavior === behavior && r.rule.tool === "Bash");
   const names = (rule: SourcedRule, layer: string[], loose: boolean) =>
     rule.rule.specifier.kind === "any" ||
     (rule.rule.specifier.kind === "command" && commandMatches(rule.rule.specifier, layer, loose));
@@ -195,7 +194,7 @@ function decidePathPart(
   const forms = pathForms(path, cwd);
   // a shell redirection writes a whole file: Write rules and Edit rules both name it
   const tools: CourseToolName[] = fromShell ? ["write_file", "edit_file"] : [tool];
-  const find = (behavior: RuleBehavior) => {
+  const find = (behavior: Behavior) => {
     for (const each of tools) {
       const rule = firstPathRule(settings, behavior, each, forms, cwd);
       if (rule) return rule;
@@ -215,7 +214,7 @@ function decidePathPart(
 /** The first rule of `behavior` that covers `tool` and names one of `forms`. */
 function firstPathRule(
   settings: PermissionSettings,
-  behavior: RuleBehavior,
+  behavior: Behavior,
   tool: CourseToolName,
   forms: string[],
   cwd: string,

@@ -13,7 +13,7 @@ export * from "./openai/openai-prompt-too-long.ts";
 export * from "./openai/openai-responses-adapter.ts";
 export * from "./openai/read-chat-stream.ts";
 export * from "./openai/read-responses-stream.ts";
-export * from "./openai/retry-unstarted-stream.ts";
+export * from "./openai/retry-openai-stream.ts";
 export * from "./openai/to-chat-request.ts";
 export * from "./openai/to-responses-request.ts";
 export * from "./provider-adapter.ts";

@@ -21,10 +21,15 @@ export interface AgentLoopResult<R extends string = LoopStopReason> {
   usage: TokenUsage;
 }
 
-/** Add one turn's usage to a running total. */
+/** Add one turn's usage to a running total; a cache count is in the total once a turn has one. */
 export function addUsage(total: TokenUsage, turn: TokenUsage): TokenUsage {
+  const sum = (a?: number, b?: number) => (a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0));
+  const read = sum(total.cacheReadInputTokens, turn.cacheReadInputTokens);
+  const written = sum(total.cacheCreationInputTokens, turn.cacheCreationInputTokens);
   return {
     inputTokens: total.inputTokens + turn.inputTokens,
     outputTokens: total.outputTokens + turn.outputTokens,
+    ...(read === undefined ? {} : { cacheReadInputTokens: read }),
+    ...(written === undefined ? {} : { cacheCreationInputTokens: written }),
   };
 }

@@ -24,10 +24,14 @@ export interface ToolCall {
 
 /** Token counts of one model call. */
 export interface TokenUsage {
-  /** Input tokens the provider billed for this call. */
+  /** Input tokens the provider billed for this call (at full price: neither read from nor written to a cache). */
   inputTokens: number;
   /** Output tokens the provider billed for this call. */
   outputTokens: number;
+  /** Input tokens read from the provider's prompt cache; present when it reports any (s10). */
+  cacheReadInputTokens?: number;
+  /** Input tokens written to the provider's prompt cache; present when it reports any (s10). */
+  cacheCreationInputTokens?: number;
 }
 
 /** One model call, read once. */
@@ -106,7 +110,15 @@ function toolCallFrom(id: string, name: string, input: unknown): ToolCall {
 
 function usageFrom(usage: unknown): TokenUsage {
   const u = isRecord(usage) ? usage : {};
-  return { inputTokens: count(u.input_tokens), outputTokens: count(u.output_tokens) };
+  const read = count(u.cache_read_input_tokens);
+  const written = count(u.cache_creation_input_tokens);
+  return {
+    inputTokens: count(u.input_tokens),
+    outputTokens: count(u.output_tokens),
+    // a prompt cache's counts, when there are any: a run that uses no cache reads as before
+    ...(read > 0 ? { cacheReadInputTokens: read } : {}),
+    ...(written > 0 ? { cacheCreationInputTokens: written } : {}),
+  };
 }
 
 function count(value: unknown): number {

@@ -4,6 +4,9 @@
  * counted. A command that prints 1 GB costs the harness the budget and no more.
  */
 
+/** Default bytes of output kept per stream, head and tail together (a bash call's, a hook's). */
+export const DEFAULT_MAX_OUTPUT_BYTES = 30_000;
+
 /** Head and tail of a byte stream, within a fixed budget. */
 export class BoundedOutput {
   private readonly head: Buffer;

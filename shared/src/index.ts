@@ -9,6 +9,7 @@ export * from "./history-problems.ts";
 export * from "./loop-defaults.ts";
 export * from "./loop-event.ts";
 export * from "./run-bash.ts";
+export * from "./run-in-group.ts";
 export * from "./run-tally.ts";
 export * from "./stop-reason-for.ts";
 export * from "./tool-result.ts";

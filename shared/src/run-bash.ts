@@ -10,9 +10,8 @@
  *
  * Left out: sandboxing. The deny list catches accidents, not attacks.
  */
-import { spawn } from "node:child_process";
-import { BoundedOutput } from "./bounded-output.ts";
 import { deniedReason } from "./denied-command.ts";
+import { type GroupRun, runInGroup } from "./run-in-group.ts";
 import { type ToolResult, toolError } from "./tool-result.ts";
 
 /** Limits of one bash call. */
@@ -31,21 +30,6 @@ export interface RunBashOptions {
 
 /** Default seconds before a command is killed. */
 export const DEFAULT_BASH_TIMEOUT_SECONDS = 120;
-/** Default bytes of output kept per call. */
-export const DEFAULT_MAX_OUTPUT_BYTES = 30_000;
-
-/** Process groups of the commands running now, so an exiting CLI can take them along. */
-const running = new Set<number>();
-
-/** Kill every command still running (the CLI calls this when it exits on Ctrl-C). */
-export function killRunningCommands(): void {
-  for (const pid of running) {
-    try {
-      process.kill(-pid, "SIGKILL");
-    } catch {} // already gone
-  }
-  running.clear();
-}
 
 /**
  * Run `command` with bash and return its interleaved stdout and stderr, then its exit status.
@@ -59,81 +43,20 @@ export function runBash(command: string, options: RunBashOptions): Promise<ToolR
     return Promise.resolve(toolError(`Error: refused by the deny list (${denied}). Run something narrower.`));
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_BASH_TIMEOUT_SECONDS * 1000;
-  const graceMs = options.killGraceMs ?? 2000;
-  const output = new BoundedOutput(options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
-
-  return new Promise((resolve) => {
-    let stopped: "timeout" | "interrupted" | null = null;
-    let graceTimer: NodeJS.Timeout | undefined;
-    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-    const timers: NodeJS.Timeout[] = [];
-
-    // `exec 2>&1` first, so stdout and stderr share one pipe and keep their true order
-    const child = spawn("bash", ["-c", `exec 2>&1\n${command}`], {
-      cwd: options.cwd,
-      env: commandEnv(),
-      detached: true, // its own process group, so one kill reaches every descendant
-      stdio: ["ignore", "pipe", "ignore"],
-    });
-    if (child.pid) running.add(child.pid);
-    const killGroup = (signal: NodeJS.Signals) => {
-      try {
-        if (child.pid) process.kill(-child.pid, signal);
-      } catch {} // the group is already gone
-    };
-    const stop = (why: "timeout" | "interrupted") => {
-      if (stopped || exit) return;
-      stopped = why;
-      killGroup("SIGTERM");
-      graceTimer = setTimeout(() => killGroup("SIGKILL"), graceMs);
-    };
-    const finish = (result: ToolResult) => {
-      for (const timer of timers) clearTimeout(timer);
-      clearTimeout(graceTimer);
-      options.signal?.removeEventListener("abort", onAbort);
-      resolve(result);
-    };
-    const onAbort = () => stop("interrupted");
-
-    timers.push(setTimeout(() => stop("timeout"), timeoutMs));
-    if (options.signal?.aborted) stop("interrupted");
-    options.signal?.addEventListener("abort", onAbort);
-
-    child.stdout.on("data", (chunk: Buffer) => output.write(chunk));
-    child.on("error", (error) => finish(toolError(`Error: could not start bash: ${error.message}`)));
-    child.on("exit", (code, signal) => {
-      exit = { code, signal };
-      // whatever the command left running in the background goes with it
-      killGroup("SIGKILL");
-      // a process that left the group (setsid) may still hold the pipe: stop waiting for it
-      timers.push(setTimeout(() => child.stdout.destroy(), graceMs));
-    });
-    child.on("close", () => {
-      if (child.pid) running.delete(child.pid);
-      const status = exit ?? { code: null, signal: null };
-      finish(formatResult(output, status, stopped, timeoutMs));
-    });
-  });
+  return runInGroup(command, { ...options, timeoutMs, mergeStderr: true }).then((run) =>
+    run.startError === undefined
+      ? formatResult(run, timeoutMs)
+      : toolError(`Error: could not start bash: ${run.startError}`),
+  );
 }
 
-/** The harness's environment minus its credentials: a command has no business reading the API key. */
-function commandEnv(): NodeJS.ProcessEnv {
-  const { ANTHROPIC_API_KEY: _key, ANTHROPIC_AUTH_TOKEN: _token, ...env } = process.env;
-  return env;
-}
-
-function formatResult(
-  output: BoundedOutput,
-  exit: { code: number | null; signal: NodeJS.Signals | null },
-  stopped: "timeout" | "interrupted" | null,
-  timeoutMs: number,
-): ToolResult {
+function formatResult({ stdout: output, exitCode, signal, stopped }: GroupRun, timeoutMs: number): ToolResult {
   const text = output.text().replace(/\n$/, "");
   const body = output.totalBytes === 0 ? "(no output)" : text;
   if (stopped === "timeout") {
     return toolError(`${body}\n[timed out after ${timeoutMs / 1000} s; the process group was killed]`);
   }
   if (stopped === "interrupted") return toolError(`${body}\n[interrupted; the process group was killed]`);
-  if (exit.code === null) return toolError(`${body}\n[killed by ${exit.signal ?? "a signal"}]`);
-  return { content: `${body}\n[exit code ${exit.code}]`, isError: exit.code !== 0 };
+  if (exitCode === null) return toolError(`${body}\n[killed by ${signal ?? "a signal"}]`);
+  return { content: `${body}\n[exit code ${exitCode}]`, isError: exitCode !== 0 };
 }

@@ -132,6 +132,17 @@ describe("AgentTurn.fromResponse", () => {
     expect(turn.usage).toEqual({ inputTokens: 0, outputTokens: 0 });
   });
 
+  it("reads the prompt cache's counts when there are any, and leaves them out when there are none", () => {
+    const usage = { input_tokens: 12, output_tokens: 3, cache_read_input_tokens: 2048, cache_creation_input_tokens: 0 };
+    const cached = AgentTurn.fromResponse(response([{ type: "text", text: "hi" }], { usage }));
+    expect(cached.usage).toEqual({ inputTokens: 12, outputTokens: 3, cacheReadInputTokens: 2048 });
+    const none = { input_tokens: 12, output_tokens: 3, cache_read_input_tokens: 0, cache_creation_input_tokens: null };
+    expect(AgentTurn.fromResponse(response([{ type: "text", text: "hi" }], { usage: none })).usage).toEqual({
+      inputTokens: 12,
+      outputTokens: 3,
+    });
+  });
+
   it("reads usage counts that are not positive numbers as zeros", () => {
     const turn = AgentTurn.fromResponse(
       response([{ type: "text", text: "hi" }], { usage: { input_tokens: "12", output_tokens: -3 } }),

@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpath
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { killRunningCommands, runBash } from "../src/run-bash.ts";
+import { runBash } from "../src/run-bash.ts";
+import { killRunningCommands } from "../src/run-in-group.ts";
 
 let cwd: string;
 /** Processes the tests started, killed by id after each test if a test left one behind. */

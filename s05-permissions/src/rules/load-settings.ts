@@ -20,6 +20,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { findNodeAtLocation, type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
 import { z } from "zod";
+import type { Behavior } from "../decision.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../permission-mode.ts";
 import { DEFAULT_DENY_RULES, DEFAULT_SOURCE, DISABLE_DEFAULT_DENIES } from "./default-denies.ts";
 import { isRuleSyntaxError, type PermissionRule, parseRule } from "./parse-rule.ts";
@@ -30,13 +31,10 @@ export const PROJECT_SETTINGS = ".harness/settings.json";
 /** The personal settings file, relative to the working directory. */
 export const LOCAL_SETTINGS = ".harness/settings.local.json";
 
-/** The three lists a rule can be in. */
-export type RuleBehavior = "allow" | "ask" | "deny";
-
 /** A rule and where it came from. */
 export interface SourcedRule {
   rule: PermissionRule;
-  behavior: RuleBehavior;
+  behavior: Behavior;
   /** `.harness/settings.json`, `.harness/settings.local.json`, `--allow`, `--ask`, `--deny` or `default`. */
   source: string;
 }

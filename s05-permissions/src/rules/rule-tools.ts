@@ -33,6 +33,19 @@ export const READ_ONLY_TOOLS: readonly CourseToolName[] = ["read_file", "glob", 
 /** The tools that change files in the working directory. */
 export const EDIT_TOOLS: readonly CourseToolName[] = ["edit_file", "write_file"];
 
+/**
+ * Claude Code's name for each of the course's tools: what a rule names, what a hook written for
+ * Claude Code matches and reads as `tool_name`. One map, for the rules and the hooks.
+ */
+export const CLAUDE_CODE_TOOL_NAMES: Readonly<Record<CourseToolName, RuleToolName>> = {
+  bash: "Bash",
+  read_file: "Read",
+  write_file: "Write",
+  edit_file: "Edit",
+  glob: "Glob",
+  grep: "Grep",
+};
+
 /** True when `name` is one of the rule names above. */
 export function isRuleToolName(name: string): name is RuleToolName {
   return Object.hasOwn(RULE_TOOLS, name);

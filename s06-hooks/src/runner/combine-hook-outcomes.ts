@@ -13,18 +13,16 @@
  *                     next user message
  *   SessionStart      a notice for the user (nothing to block)     context for the model
  */
+import { BEHAVIOR_RANK, type Behavior } from "@harness/s05-permissions";
 import type { HookEventName } from "./hook-input.ts";
 import type { HookOutcome } from "./read-hook-run.ts";
 import type { HookRun } from "./run-hook.ts";
-
-/** A permission decision: the same three words as s05's rules. */
-export type PermissionBehavior = "allow" | "ask" | "deny";
 
 /** What the hooks of one event decided together. */
 export interface HookVerdict {
   event: HookEventName;
   /** PreToolUse only: the strictest decision any hook made (deny > ask > allow), with their reasons. */
-  permission?: { behavior: PermissionBehavior; reason: string };
+  permission?: { behavior: Behavior; reason: string };
   /**
    * Set when a hook blocked (PostToolUse, UserPromptSubmit, Stop): the blocking hooks' reasons,
    * one per line. For PreToolUse a block is a `permission` deny instead.
@@ -40,8 +38,6 @@ export interface HookVerdict {
   runs: HookRun[];
 }
 
-const STRICTNESS: Record<PermissionBehavior, number> = { allow: 0, ask: 1, deny: 2 };
-
 /**
  * Combine the outcomes of one event's hooks, given in config order.
  * Contract: the verdict depends on the outcomes and their config order only, never on timing.
@@ -52,7 +48,7 @@ export function combineHookOutcomes(
 ): HookVerdict {
   const verdict: HookVerdict = { event, context: [], notices: [], runs: results.map((r) => r.run) };
   const blocks: string[] = [];
-  const decisions: { behavior: PermissionBehavior; reason: string }[] = [];
+  const decisions: { behavior: Behavior; reason: string }[] = [];
   const stops: string[] = [];
 
   for (const { run, outcome } of results) {
@@ -95,7 +91,9 @@ export function combineHookOutcomes(
   if (blocks.length > 0) verdict.block = blocks.join("\n");
   if (stops.length > 0) verdict.stop = stops.join("\n");
   if (decisions.length > 0) {
-    const strictest = decisions.reduce((a, b) => (STRICTNESS[b.behavior] > STRICTNESS[a.behavior] ? b : a)).behavior;
+    const strictest = decisions.reduce((a, b) =>
+      BEHAVIOR_RANK[b.behavior] > BEHAVIOR_RANK[a.behavior] ? b : a,
+    ).behavior;
     const reasons = decisions.filter((d) => d.behavior === strictest).map((d) => d.reason);
     verdict.permission = { behavior: strictest, reason: reasons.join("\n") };
   }
@@ -105,8 +103,8 @@ export function combineHookOutcomes(
 /** `permissionDecision` wins over the older `decision` field, as in Claude Code. */
 function permissionOf(
   decision: "block" | "approve" | undefined,
-  permissionDecision: PermissionBehavior | undefined,
-): PermissionBehavior | undefined {
+  permissionDecision: Behavior | undefined,
+): Behavior | undefined {
   if (permissionDecision) return permissionDecision;
   if (decision === "block") return "deny";
   if (decision === "approve") return "allow";

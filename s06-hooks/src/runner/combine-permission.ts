@@ -14,11 +14,12 @@
  * (which may offer "always"); where they allow, the hook's ask is put to the user. A hook that
  * stops the loop (`"continue": false`) denies the call.
  */
-import type { HookVerdict, PermissionBehavior } from "./combine-hook-outcomes.ts";
+import type { Behavior } from "@harness/s05-permissions";
+import type { HookVerdict } from "./combine-hook-outcomes.ts";
 
 /** What the permission rules decided about a call. */
 export interface RulesDecision {
-  behavior: PermissionBehavior;
+  behavior: Behavior;
   /** The rule that decided, as written; absent when the mode's default decided. */
   rule?: string;
   /** Why, in words, for the model or the prompt. */
@@ -27,7 +28,7 @@ export interface RulesDecision {
 
 /** The decision a call is run on, and who made it. */
 export interface ToolDecision {
-  behavior: PermissionBehavior;
+  behavior: Behavior;
   reason: string;
   decidedBy: "rules" | "hooks";
 }

@@ -16,14 +16,11 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { LOCAL_SETTINGS, PROJECT_SETTINGS } from "@harness/s05-permissions";
 import { z } from "zod";
 import { HOOK_EVENTS, type HookEventName } from "./hook-input.ts";
 import { matcherProblem } from "./match-hooks.ts";
 
-/** The committed settings file, relative to the working directory. */
-export const PROJECT_SETTINGS = ".harness/settings.json";
-/** The user's own settings file, relative to the working directory. */
-export const LOCAL_SETTINGS = ".harness/settings.local.json";
 /** Seconds a hook may run before its process group is killed, unless it sets `timeout` (as in Claude Code). */
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60;
 /** The longest `timeout` accepted, in seconds: a day (longer ones overflow Node's timers). */

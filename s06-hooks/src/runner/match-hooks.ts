@@ -11,18 +11,9 @@
  * What a matcher is tested against: the tool name for PreToolUse and PostToolUse, the `source`
  * for SessionStart; UserPromptSubmit and Stop ignore matchers, as in Claude Code.
  */
+import { CLAUDE_CODE_TOOL_NAMES } from "@harness/s05-permissions";
 import type { HookInput } from "./hook-input.ts";
 import type { HookCommand } from "./load-hooks.ts";
-
-/** Claude Code's name for each of the course's tools. */
-export const CLAUDE_CODE_TOOL_NAMES: Readonly<Record<string, string>> = {
-  bash: "Bash",
-  read_file: "Read",
-  write_file: "Write",
-  edit_file: "Edit",
-  glob: "Glob",
-  grep: "Grep",
-};
 
 const EXACT_NAMES = /^[A-Za-z0-9_|]+$/;
 
@@ -88,8 +79,9 @@ function isMatchAll(matcher: string): boolean {
 }
 
 function aliasesOf(name: string): string[] {
-  const claudeName = CLAUDE_CODE_TOOL_NAMES[name];
+  const names: Readonly<Record<string, string>> = CLAUDE_CODE_TOOL_NAMES;
+  const claudeName = names[name];
   if (claudeName) return [claudeName];
-  const courseName = Object.keys(CLAUDE_CODE_TOOL_NAMES).find((key) => CLAUDE_CODE_TOOL_NAMES[key] === name);
+  const courseName = Object.keys(names).find((key) => names[key] === name);
   return courseName ? [courseName] : [];
 }

@@ -11,7 +11,7 @@ import { messageFromChat } from "./message-from-chat.ts";
 import { asEndpointError } from "./openai-endpoint-guard.ts";
 import { openAiPromptTooLong } from "./openai-prompt-too-long.ts";
 import { readChatStream } from "./read-chat-stream.ts";
-import { retryUnstartedStream } from "./retry-unstarted-stream.ts";
+import { retryOpenAiStream } from "./retry-openai-stream.ts";
 import { toChatRequest } from "./to-chat-request.ts";
 
 /** An adapter that streams turns from a Chat Completions endpoint through `client`. */
@@ -22,7 +22,7 @@ export function openAiChatAdapter(client: OpenAI, options: AdapterOptions = {}):
     promptTooLong: openAiPromptTooLong,
     streamTurn: (request, signal, emit = () => {}) => {
       const params = toChatRequest({ ...request, messages: historyForFormat(request.messages, "openai-chat", drop) });
-      return retryUnstartedStream(
+      return retryOpenAiStream(
         async (progress) => {
           // a refusal of the endpoint guard comes back as the guard's error
           const stream = await client.chat.completions.create(params, { signal }).catch((error: unknown) => {

@@ -10,7 +10,7 @@ import { messageFromResponse } from "./message-from-responses.ts";
 import { asEndpointError } from "./openai-endpoint-guard.ts";
 import { openAiPromptTooLong } from "./openai-prompt-too-long.ts";
 import { readResponsesStream } from "./read-responses-stream.ts";
-import { retryUnstartedStream } from "./retry-unstarted-stream.ts";
+import { retryOpenAiStream } from "./retry-openai-stream.ts";
 import { toResponsesRequest } from "./to-responses-request.ts";
 
 /** An adapter that streams turns from a Responses API endpoint through `client`. */
@@ -24,7 +24,7 @@ export function openAiResponsesAdapter(client: OpenAI, options: AdapterOptions =
         ...request,
         messages: historyForFormat(request.messages, "openai-responses", drop),
       });
-      return retryUnstartedStream(
+      return retryOpenAiStream(
         async (progress) => {
           // a refusal of the endpoint guard comes back as the guard's error
           const stream = await client.responses.create(params, { signal }).catch((error: unknown) => {

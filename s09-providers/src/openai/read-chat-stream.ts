@@ -7,10 +7,11 @@
  * arguments once, from the complete text. A stream is complete when a `finish_reason` arrived:
  * one that ends without it was cut, and is an error, never an answer.
  */
+
+import type { StreamProgress } from "@harness/s03-streaming";
 import { StreamError, type StreamEvent } from "@harness/s03-streaming";
 import type { Emit } from "@harness/shared";
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
-import type { StreamProgress } from "./retry-unstarted-stream.ts";
 
 /** A tool call being assembled from its fragments. */
 interface PartialCall {

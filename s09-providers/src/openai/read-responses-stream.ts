@@ -8,10 +8,11 @@
  * `response.completed` or `response.incomplete`; `response.failed`, or an end without either, is an
  * error, never an answer.
  */
+
+import type { StreamProgress } from "@harness/s03-streaming";
 import { StreamError, type StreamEvent } from "@harness/s03-streaming";
 import type { Emit } from "@harness/shared";
 import type { Response, ResponseOutputItem, ResponseStreamEvent } from "openai/resources/responses/responses";
-import type { StreamProgress } from "./retry-unstarted-stream.ts";
 
 /** The event types that show content has started (after them, a failure is not sent again). */
 const CONTENT_EVENTS = new Set([
