@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exitCodeFor, REPO_ROOT, usage } from "@harness/cli";
+import { CLAUDE_CODE_TOOL_NAMES, PROJECT_SETTINGS } from "@harness/s05-permissions";
 import {
   codeFences,
   commandWords,
@@ -27,8 +28,7 @@ import { describe, expect, it } from "vitest";
 import { main as s05Main } from "../../s05-permissions/src/main.ts";
 import { chapter, main } from "../src/main.ts";
 import { HOOK_EVENTS } from "../src/runner/hook-input.ts";
-import { DEFAULT_HOOK_TIMEOUT_SECONDS, loadHooks, PROJECT_SETTINGS } from "../src/runner/load-hooks.ts";
-import { CLAUDE_CODE_TOOL_NAMES } from "../src/runner/match-hooks.ts";
+import { DEFAULT_HOOK_TIMEOUT_SECONDS, loadHooks } from "../src/runner/load-hooks.ts";
 import { TRUST_FILE } from "../src/runner/trust.ts";
 
 const CHAPTER = join(REPO_ROOT, "s06-hooks");
