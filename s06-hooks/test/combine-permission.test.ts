@@ -1,9 +1,10 @@
+import type { Behavior } from "@harness/s05-permissions";
 import { describe, expect, it } from "vitest";
-import type { HookVerdict, PermissionBehavior } from "../src/runner/combine-hook-outcomes.ts";
+import type { HookVerdict } from "../src/runner/combine-hook-outcomes.ts";
 import { combinePermission, type RulesDecision } from "../src/runner/combine-permission.ts";
 
 /** A PreToolUse verdict whose hooks decided `behavior` (or nothing). */
-function hooks(behavior?: PermissionBehavior): HookVerdict {
+function hooks(behavior?: Behavior): HookVerdict {
   return {
     event: "PreToolUse",
     context: [],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { HookVerdict } from "../src/runner/combine-hook-outcomes.ts";
 import { continueAfterStop, oneLine } from "../src/continue-after-stop.ts";
+import type { HookVerdict } from "../src/runner/combine-hook-outcomes.ts";
 
 const verdict = (fields: Partial<HookVerdict> = {}): HookVerdict => ({
   event: "Stop",

@@ -16,11 +16,12 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { PROJECT_SETTINGS } from "@harness/s05-permissions";
 import type { ToolCall } from "@harness/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { continueAfterStop } from "../src/continue-after-stop.ts";
 import { type HookSession, postToolUseInput, preToolUseInput, stopInput } from "../src/runner/hook-input.ts";
-import { type LoadedHooks, loadHooks, PROJECT_SETTINGS } from "../src/runner/load-hooks.ts";
+import { type LoadedHooks, loadHooks } from "../src/runner/load-hooks.ts";
 import { runHooks } from "../src/runner/run-hooks.ts";
 import { decideTrust, trustHooks } from "../src/runner/trust.ts";
 

@@ -5,18 +5,18 @@
  */
 export const exercises = [
   {
-    // the hooks taken out of the loop: s05's gate alone runs each call, and exit 2 blocks nothing
+    // the hooks taken off the calls: s05's gate alone runs each call, and exit 2 blocks nothing
     id: 1,
-    file: "src/agent-loop.ts",
-    find: "const outputs = await runToolCalls(tools, turn.toolCalls, context, timed, checked);",
-    replace: "const outputs = await runToolCalls(tools, turn.toolCalls, context, timed, gate);",
+    file: "src/main.ts",
+    find: "agentLoop(send, history, { model, cwd, maxTurns, bashTimeoutMs, emit, signal, runCall, hooks })",
+    replace: "agentLoop(send, history, { model, cwd, maxTurns, bashTimeoutMs, emit, signal, runCall: gate, hooks })",
     test: "blocks a bash call when a PreToolUse hook exits 2",
     expect: "fail",
   },
   {
     // the rules' deny loosened: a hook's verdict wins over everything
     id: 2,
-    file: "src/combine-permission.ts",
+    file: "src/runner/combine-permission.ts",
     find: 'if (rules.behavior === "deny") return byRules;',
     replace: "",
     test: "never lets a hook loosen a deny",
@@ -25,7 +25,7 @@ export const exercises = [
   {
     // the Stop bound taken away: a Stop hook that always blocks keeps sending the loop on
     id: 3,
-    file: "src/agent-loop.ts",
+    file: "src/loop-hooks.ts",
     find: "stopHookActive = true;",
     replace: "",
     test: "ends the run after exactly one more model call",

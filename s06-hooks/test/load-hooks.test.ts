@@ -2,8 +2,9 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { LOCAL_SETTINGS, PROJECT_SETTINGS } from "@harness/s05-permissions";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { LOCAL_SETTINGS, loadHooks, PROJECT_SETTINGS } from "../src/runner/load-hooks.ts";
+import { loadHooks } from "../src/runner/load-hooks.ts";
 
 let cwd: string;
 

@@ -1,7 +1,7 @@
 /**
- * s06 through the real CLI: a home of its own, the demo brain (--offline) or a scripted model
- * served on 127.0.0.1 whose requests the test reads; in a child process where a terminal is the
- * point (and once more to run the program itself), in the test's process otherwise.
+ * s06 through the real CLI: a home of its own, a scripted model served on 127.0.0.1 playing the
+ * replies each test shows, whose requests the test reads; in a child process where a terminal is
+ * the point (and once more to run the program itself), in the test's process otherwise.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -42,9 +42,22 @@ async function scripted(script: ScriptStep[]) {
 /** The messages of each request the model received. */
 const sent = (model: ScriptedModel) => model.requests.map((request) => request.body.messages as MessageParam[]);
 
-/** The demo brain runs `touch made.txt` in `cwd`, the rules allowing it: in this process, or with `child`, in a child. */
-const touchOffline = (cwd: string, { child = false } = {}) =>
-  (child ? runCli : runHere)(["--offline", "--cwd", cwd, "--allow", "Bash(touch:*)", "Run `touch made.txt`"]);
+/** The model asks for `touch made.txt`, then answers `answer`. */
+const touchScript = (answer = "Done.") => [
+  reply([toolUse("bash", { command: "touch made.txt" }, "toolu_touch")]),
+  textReply(answer),
+];
+
+/** The CLI runs the model's `touch made.txt` in `cwd`, the rules allowing it: in this process, or with `child`, in a child. */
+async function touch(cwd: string, { child = false } = {}) {
+  const { model, env } = await scripted(touchScript());
+  const run = await (child ? runCli : runHere)(["--cwd", cwd, "--allow", "Bash(touch:*)", "Make a file"], env);
+  return { ...run, model };
+}
+
+/** The tool results the model read in its second request. */
+const resultsRead = (model: ScriptedModel) =>
+  sent(model)[1].at(-1)?.content as Array<{ tool_use_id: string; content: string; is_error: boolean }>;
 
 /** The AgentLoopResult printed by --json: the last line of stdout. */
 const jsonResult = (stdout: string) => JSON.parse(stdout.trimEnd().split("\n").at(-1) ?? "{}");
@@ -54,20 +67,27 @@ describe("pnpm s06: PreToolUse", () => {
     const cwd = project({
       ".harness/settings.local.json": hooked("PreToolUse", "echo 'no writes on Fridays' >&2; exit 2", "Bash"),
     });
-    const { code, stdout } = await touchOffline(cwd, { child: true });
+    const { code, stdout, model } = await touch(cwd, { child: true });
     expect(code).toBe(0);
     expect(existsSync(join(cwd, "made.txt"))).toBe(false);
     // the model's second turn reads the refusal: every tool_use was answered
-    expect(stdout).toContain("Error [denied]: a PreToolUse hook blocked this call: no writes on Fridays");
+    expect(resultsRead(model)).toEqual([
+      {
+        type: "tool_result",
+        tool_use_id: "toolu_touch",
+        content: "Error [denied]: a PreToolUse hook blocked this call: no writes on Fridays",
+        is_error: true,
+      },
+    ]);
     expect(stdout).toContain("final_answer · 2 turns · 1 tool call");
   }, 60_000);
 
   it("does not block when a PreToolUse hook exits 1: the call runs and the user is told", async () => {
     const cwd = project({ ".harness/settings.local.json": hooked("PreToolUse", "echo oops >&2; exit 1", "Bash") });
-    const { code, stdout } = await touchOffline(cwd);
+    const { code, stdout, model } = await touch(cwd);
     expect(code).toBe(0);
     expect(readFileSync(join(cwd, "made.txt"), "utf8")).toBe("");
-    expect(stdout).toContain("`touch made.txt` exited with code 0");
+    expect(resultsRead(model)[0]).toMatchObject({ content: "(no output)\n[exit code 0]", is_error: false });
     expect(stdout).toMatch(/^hook: PreToolUse hook "echo oops >&2; exit 1" failed \(exit 1\): oops$/m);
   }, 60_000);
 
@@ -82,12 +102,14 @@ describe("pnpm s06: PreToolUse", () => {
 
   it("puts a hook's ask about a call the rules allow to the user; with no terminal the answer is no, said once", async () => {
     const cwd = project({ ".harness/settings.local.json": askingHook });
-    const { code, stdout, stderr } = await touchOffline(cwd);
+    const { code, stderr, model } = await touch(cwd);
     expect(code).toBe(0);
     expect(existsSync(join(cwd, "made.txt"))).toBe(false);
-    expect(stdout).toContain(
-      "Error [not_approved]: a PreToolUse hook asks about this call (touching files needs a look), and the answer was no, so nothing ran.",
-    );
+    expect(resultsRead(model)[0]).toMatchObject({
+      content:
+        "Error [not_approved]: a PreToolUse hook asks about this call (touching files needs a look), and the answer was no, so nothing ran.",
+      is_error: true,
+    });
     expect(stderr.split("\n").filter((line) => line.includes("no terminal to ask"))).toEqual([
       's06: no terminal to ask "the command `touch made.txt` asks (by a PreToolUse hook: touching files needs a look). Run it?": answered no',
     ]);
@@ -95,13 +117,14 @@ describe("pnpm s06: PreToolUse", () => {
 
   it("runs the call a hook asks about when the user at the terminal answers yes", async () => {
     const cwd = project({ ".harness/settings.local.json": askingHook });
-    const term = fakeTerminal({ HARNESS_HOME: join(cwd, ".home") });
-    const exited = main(["--offline", "--cwd", cwd, "--allow", "Bash(touch:*)", "Run `touch made.txt`"], term.io);
+    const { model, env } = await scripted(touchScript());
+    const term = fakeTerminal(env);
+    const exited = main(["--cwd", cwd, "--allow", "Bash(touch:*)", "Make a file"], term.io);
     await until("the question", () => term.out().includes("touching files needs a look). Run it? [y/n] "));
     term.type("y\r");
     expect(await exited).toBe(0);
     expect(existsSync(join(cwd, "made.txt"))).toBe(true);
-    expect(term.out()).toContain("`touch made.txt` exited with code 0");
+    expect(resultsRead(model)[0]).toMatchObject({ content: "(no output)\n[exit code 0]", is_error: false });
   }, 60_000);
 });
 
@@ -220,35 +243,39 @@ describe("pnpm s06: UserPromptSubmit", () => {
 describe("pnpm s06: trust", () => {
   // a project hook that leaves a mark when it runs
   const settings = hooked("SessionStart", "touch hook-ran");
+  /** The environment of a CLI whose model answers each prompt with "Hello.". */
+  const greeting = async (prompts = 1) =>
+    (await scripted(Array.from({ length: prompts }, () => textReply("Hello.")))).env;
 
   it("runs the project's hooks when the user at the terminal answers yes, and asks again next time", async () => {
     const cwd = project({ ".harness/settings.json": settings });
-    const env = cleanEnv();
-    const { code, stdout } = await runAtTerminal(["--offline", "--cwd", cwd, "hi"], env, "y\n");
+    const env = await greeting();
+    const { code, stdout } = await runAtTerminal(["--cwd", cwd, "hi"], env, "y\n");
     expect(code).toBe(0);
     expect(stdout).toContain("SessionStart: touch hook-ran   (.harness/settings.json)");
+    expect(stdout).toContain("Hello.");
     expect(existsSync(join(cwd, "hook-ran"))).toBe(true);
     expect(existsSync(join(env.HARNESS_HOME ?? "", TRUST_FILE))).toBe(false);
   }, 60_000);
 
   it("runs nothing when the user answers no, and says so", async () => {
     const cwd = project({ ".harness/settings.json": settings });
-    const { code, stdout } = await runAtTerminal(["--offline", "--cwd", cwd, "hi"], cleanEnv(), "n\n");
+    const { code, stdout } = await runAtTerminal(["--cwd", cwd, "hi"], await greeting(), "n\n");
     expect(code).toBe(0);
-    expect(stdout).toContain("hooks: 1 project hook not run (you said no)");
+    expect(stdout).toContain("s06: hooks: 1 project hook not run (you said no)");
     expect(existsSync(join(cwd, "hook-ran"))).toBe(false);
   }, 60_000);
 
   it("stores always outside the project, and runs the hooks without asking from then on", async () => {
     const cwd = project({ ".harness/settings.json": settings });
-    const env = cleanEnv();
-    const first = await runAtTerminal(["--offline", "--cwd", cwd, "hi"], env, "a\n");
+    const env = await greeting(2);
+    const first = await runAtTerminal(["--cwd", cwd, "hi"], env, "a\n");
     expect(first.stdout).toContain("[y/n/a]");
     expect(existsSync(join(env.HARNESS_HOME ?? "", TRUST_FILE))).toBe(true);
-    const second = await runHere(["--offline", "--cwd", cwd, "hi"], env);
+    const second = await runHere(["--cwd", cwd, "hi"], env);
     expect(second.code).toBe(0);
-    expect(second.stdout).not.toContain("Run them?");
-    expect(second.stdout).not.toContain("not run");
+    expect(second.stdout + second.stderr).not.toContain("Run them?");
+    expect(second.stdout + second.stderr).not.toContain("not run");
     expect(existsSync(join(cwd, "hook-ran"))).toBe(true);
   }, 60_000);
 
@@ -256,22 +283,23 @@ describe("pnpm s06: trust", () => {
     const cwd = project({ ".harness/settings.json": settings });
     const term = fakeTerminal(cleanEnv());
     const exited = main(["--offline", "--cwd", cwd], term.io);
-    await until("the REPL prompt", () => term.out().includes("s06 >> "));
-    term.type("hi\r");
+    // the session starts before the first prompt: the question comes first
     await until("the question", () => term.out().includes("[y/n/a] "));
     term.type("\x04");
     expect(await exited).toBe(0);
-    expect(term.out()).toContain("hooks: 1 project hook not run (you said no)");
+    expect(term.err()).toContain("s06: hooks: 1 project hook not run (you said no)\n");
+    expect(term.out()).toContain("s06 >> ");
     expect(existsSync(join(cwd, "hook-ran"))).toBe(false);
   }, 60_000);
 
   it("runs no untrusted project hook without a terminal, and says so in one line", async () => {
     const cwd = project({ ".harness/settings.json": settings });
-    const { code, stdout } = await runHere(["--offline", "--cwd", cwd, "hi"]);
+    const { code, stdout, stderr } = await runHere(["--cwd", cwd, "hi"], await greeting());
     expect(code).toBe(0);
+    expect(stdout).toContain("Hello.");
     expect(existsSync(join(cwd, "hook-ran"))).toBe(false);
-    expect(stdout.split("\n").filter((line) => line.includes("not run"))).toEqual([
-      "hooks: 1 project hook in .harness/settings.json not run: not trusted yet (start the harness at a terminal to review them)",
+    expect(stderr.split("\n").filter((line) => line.includes("not run"))).toEqual([
+      "s06: hooks: 1 project hook in .harness/settings.json not run: not trusted yet (start the harness at a terminal to review them)",
     ]);
   }, 60_000);
 });
@@ -281,8 +309,10 @@ describe("pnpm s06: loading", () => {
     const cwd = project({
       ".harness/settings.local.json": JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: "command" }] }] } }),
     });
-    const { code, stderr } = await runHere(["--offline", "--cwd", cwd, "hi"]);
+    const { model, env } = await scripted([textReply("Hello.")]);
+    const { code, stderr } = await runHere(["--cwd", cwd, "hi"], env);
     expect(code).toBe(0);
     expect(stderr).toMatch(/^s06: hooks: .*settings\.local\.json/m);
+    expect(model.requests).toHaveLength(1);
   }, 60_000);
 });

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolCall } from "@harness/shared";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { combinePermission } from "../src/runner/combine-permission.ts";
 import { continueAfterStop } from "../src/continue-after-stop.ts";
+import { combinePermission } from "../src/runner/combine-permission.ts";
 import {
   type HookSession,
   postToolUseInput,

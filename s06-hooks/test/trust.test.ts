@@ -10,9 +10,10 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { LOCAL_SETTINGS, PROJECT_SETTINGS } from "@harness/s05-permissions";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sessionStartInput } from "../src/runner/hook-input.ts";
-import { LOCAL_SETTINGS, loadHooks, PROJECT_SETTINGS } from "../src/runner/load-hooks.ts";
+import { loadHooks } from "../src/runner/load-hooks.ts";
 import { runHooks } from "../src/runner/run-hooks.ts";
 import { decideTrust, TRUST_FILE, type TrustAnswer, trustHooks, trustState } from "../src/runner/trust.ts";
 

@@ -5,10 +5,10 @@
  */
 export const exercises = [
   {
-    // one message pushed instead of kept: the run works, its transcript no longer reads back as its history
+    // one message added without being told: the run works, its transcript no longer reads back as its history
     id: 1,
     file: "src/agent-loop.ts",
-    find: 'keep({ role: "user", content: turn.toolCalls.map((call) => toResultBlock(call, notRun(turn))) });',
+    find: 'messages.push(told({ role: "user", content: turn.toolCalls.map((call) => toResultBlock(call, notRun(turn))) }));',
     replace:
       'messages.push({ role: "user", content: turn.toolCalls.map((call) => toResultBlock(call, notRun(turn))) });',
     test: "writes a tool call cut by max_tokens",
@@ -18,7 +18,7 @@ export const exercises = [
     // the prompt left to no one: every message after it is on disk, the prompt is not
     id: 2,
     file: "src/agent-loop.ts",
-    find: "if (submitted.prompt) options.transcript?.append(submitted.prompt); // in the history already: written as sent",
+    find: "if (submitted?.prompt) told(submitted.prompt); // in the history already: told as sent",
     replace: "",
     test: "writes the prompt as sent",
     expect: "fail",
@@ -35,7 +35,7 @@ export const exercises = [
   {
     // every lock taken over, a running holder's too: two processes write one transcript
     id: 4,
-    file: "src/lock-session.ts",
+    file: "src/store/lock-session.ts",
     find: 'if (isRunning(holder)) return { kind: "in_use", pid: holder }; // this process too: one writer per file',
     replace: "",
     test: "never lets two processes that resume one session write to it at once",

@@ -1,10 +1,13 @@
 /**
- * The shared fault matrix against s07's loop, a transcript kept: a session meets every fault as
- * s06 does, and whatever happened, the transcript holds the history the loop had (written before
- * it was kept, its prompts as sent), one the API accepts once the repair on load is added.
+ * The shared fault matrix against s07's loop, a transcript listening as main.ts attaches it: a
+ * session meets every fault as s06 does, and whatever happened, the transcript holds the history
+ * the loop had (each message written before it joined, its prompts as sent), one the API accepts
+ * once the repair on load is added.
  */
 import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import { sendStreamed } from "@harness/s03-streaming";
+import { loopHooks } from "@harness/s06-hooks";
 import { FAULT_CASES, type FaultMatrixLoop, faultCaseMismatches, runFaultCase } from "@harness/scripted-model";
 import { historyProblems } from "@harness/shared";
 import { describe, expect, it } from "vitest";
@@ -22,13 +25,14 @@ describe("agentLoop under the fault matrix, a transcript kept", () => {
       const writer = new TranscriptWriter(join(tempDir(), `${h.id}.jsonl`), h, { model: "test-model", secrets: [] });
       let history: MessageParam[] = [];
       const loop: FaultMatrixLoop = (client, messages, cwd) => {
-        history = messages; // the loop writes the prompt: the first, then the runner's next one, joined or not
-        return agentLoop(client, messages, {
+        history = messages; // the loop tells the prompt: the first, then the runner's next one, joined or not
+        const session = { sessionId: h.id, cwd };
+        return agentLoop(sendStreamed(client), messages, {
           model: "test-model",
           cwd,
           bashTimeoutMs: 10_000,
-          permissionMode: "bypassPermissions",
-          transcript: writer,
+          emit: writer.record,
+          hooks: loopHooks({ hooks: [], session, runProjectHooks: false, notice: () => {} }),
         });
       };
       const outcome = await runFaultCase(fault, loop);

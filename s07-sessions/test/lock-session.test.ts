@@ -13,7 +13,7 @@ async function until(condition: () => boolean): Promise<void> {
   }
 }
 
-const LOCK_SESSION = join(import.meta.dirname, "..", "src", "lock-session.ts");
+const LOCK_SESSION = join(import.meta.dirname, "..", "src", "store", "lock-session.ts");
 
 /** The pid of a process that has exited. */
 function deadPid(): number {

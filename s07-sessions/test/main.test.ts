@@ -1,16 +1,23 @@
 /**
- * s07 through the real CLI, with a harness home of its own, on the offline scripted model, or on
- * the scripted model served on 127.0.0.1 where a test reads what was sent: in child processes
- * where a signal, a second process or the program itself is the point, in the test's process
- * otherwise.
- * Every kind of stop, then a resume: the history sent after it must pass the scripted model's
- * strict checks (it answers an invalid one with the API's 400, and the run fails).
+ * s07 through the real CLI, with a harness home of its own, on a scripted model served on
+ * 127.0.0.1 that plays the replies each test shows and records what it was sent: in child
+ * processes where a signal, a second process or the program itself is the point, in the test's
+ * process otherwise. Every kind of stop, then a resume: the history sent after it must pass the
+ * scripted model's strict checks (it answers an invalid one with the API's 400, and the run fails),
+ * and is the history the session had, the new prompt after it.
  */
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
+import type { MessageParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import { projectSlug } from "@harness/s04-tracing";
-import { demoBrain, ScriptedModel, startScriptedServer } from "@harness/scripted-model";
+import {
+  reply,
+  ScriptedModel,
+  type ScriptStep,
+  startScriptedServer,
+  textReply,
+  toolUse,
+} from "@harness/scripted-model";
 import { historyProblems } from "@harness/shared";
 import { cliRunner, fakeTerminal, until } from "@harness/testkit";
 import { afterEach, describe, expect, it } from "vitest";
@@ -22,22 +29,50 @@ import { onlyTranscript, toolProcess, transcripts } from "./run-cli.ts";
 
 const { cleanEnv, project, runCli, runHere, startCli } = cliRunner("s07-sessions", { main });
 
-const BRANCH = ["--allow", "Bash(git branch:*)", "What is the current git branch?"];
+const BRANCH_PROMPT = "What is the current git branch?";
+const BRANCH = ["--allow", "Bash(git branch:*)", BRANCH_PROMPT];
 const RECALL = "What did you just tell me?";
 const SLEEP = ["--allow", "Bash(sleep:*)", "Run `sleep 30`"];
+
+/** The model's side of BRANCH: it runs `git branch --show-current`, then answers. */
+const BRANCH_REPLIES: ScriptStep[] = [
+  reply([toolUse("bash", { command: "git branch --show-current" }, "toolu_branch")]),
+  textReply("The current branch is main."),
+];
+/** The model's side of SLEEP: it runs `sleep 30` (and is stopped there). */
+const SLEEP_REPLY = reply([toolUse("bash", { command: "sleep 30" }, "toolu_sleep")]);
+/** The answer to RECALL. */
+const RECALLED = textReply("I told you the current branch is main.");
+
+/** BRANCH's conversation as the session keeps it: prompt, call, result, answer. */
+const BRANCH_HISTORY: MessageParam[] = [
+  { role: "user", content: BRANCH_PROMPT },
+  {
+    role: "assistant",
+    content: [{ type: "tool_use", id: "toolu_branch", name: "bash", input: { command: "git branch --show-current" } }],
+  },
+  {
+    role: "user",
+    content: [{ type: "tool_result", tool_use_id: "toolu_branch", content: "main\n[exit code 0]", is_error: false }],
+  },
+  { role: "assistant", content: [{ type: "text", text: "The current branch is main." }] },
+];
 
 const servers: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
   for (const server of servers.splice(0)) await server.close();
 });
 
-/** The scripted model with the demo brain, served on 127.0.0.1; the CLI's environment pointed at it. */
-async function servedModel(key = "test-key") {
-  const model = new ScriptedModel({ brain: demoBrain });
+/** A scripted model on 127.0.0.1 playing `script` across the test's runs; the CLI's environment pointed at it. */
+async function served(script: ScriptStep[], key = "test-key") {
+  const model = new ScriptedModel({ script });
   const server = await startScriptedServer(model);
   servers.push(server);
   return { model, env: cleanEnv({ ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: server.url }) };
 }
+
+/** The messages of the model's request `n` (from 0). */
+const sent = (model: ScriptedModel, n: number) => model.requests[n].body.messages as MessageParam[];
 
 /** The records of a transcript, by what they hold: "user", "assistant", or "results" for tool results. */
 function shape(path: string): string[] {
@@ -53,44 +88,46 @@ function shape(path: string): string[] {
 describe("pnpm s07", () => {
   it("answers a follow-up from the history of the session it continues", async () => {
     const cwd = project({}, { git: true });
-    const env = cleanEnv();
-    const first = await runCli(["--offline", "--cwd", cwd, ...BRANCH], env);
+    const { model, env } = await served([...BRANCH_REPLIES, textReply("Nothing yet."), RECALLED]);
+    const first = await runCli(["--cwd", cwd, ...BRANCH], env);
     expect(first.code).toBe(0);
     expect(first.stdout).toContain("The current branch is main.");
     const path = onlyTranscript(cwd, env);
     const id = path.slice(-"00000000-0000-0000-0000-000000000000.jsonl".length, -".jsonl".length);
     expect(first.stderr).toContain(`s07: session ${id} → ${path}\n`);
 
-    // a new session knows nothing of it; the continued one does
-    const fresh = await runHere(["--offline", "--cwd", cwd, RECALL], env);
-    expect(fresh.stdout).toContain("Nothing yet: the history I was sent holds no answer of mine before this prompt.");
-    const spaced = await runHere(["--offline", "--cwd", cwd, "--resume", id, RECALL], env);
+    // a new session sends nothing of it; the continued one sends all of it, then the new prompt
+    const fresh = await runHere(["--cwd", cwd, RECALL], env);
+    expect(fresh.code).toBe(0);
+    expect(sent(model, 2)).toEqual([{ role: "user", content: RECALL }]);
+    const spaced = await runHere(["--cwd", cwd, "--resume", id, RECALL], env);
     expect(spaced.code).toBe(1); // is the id the option's value or the prompt's first word? "=" says
     expect(spaced.stderr).toContain(`--resume takes its value joined with "=": write --resume=${id}`);
-    const continued = await runHere(["--offline", "--cwd", cwd, `--resume=${id.slice(0, 8)}`, RECALL], env);
+    const continued = await runHere(["--cwd", cwd, `--resume=${id.slice(0, 8)}`, RECALL], env);
     expect(continued.code).toBe(0);
     expect(continued.stderr).toContain(`s07: resumed session ${id}: 4 messages (${path})\n`);
-    expect(continued.stdout).toContain("Before this prompt, I told you:\n\nThe current branch is main.");
+    expect(sent(model, 3)).toEqual([...BRANCH_HISTORY, { role: "user", content: RECALL }]);
+    expect(model.requests).toHaveLength(4);
     expect(shape(path)).toEqual(["user", "assistant", "results", "assistant", "user", "assistant"]);
   }, 60_000);
 
   it("keeps a REPL conversation as one session, every prompt in it", async () => {
     const cwd = project({}, { git: true });
-    const env = cleanEnv();
-    const cli = startCli(["--offline", "--cwd", cwd, "--allow", "Bash(git branch:*)"], env);
+    const { model, env } = await served([...BRANCH_REPLIES, RECALLED]);
+    const cli = startCli(["--cwd", cwd, "--allow", "Bash(git branch:*)"], env);
     await until("the prompt", () => cli.stdout().includes("s07 >> "));
-    cli.child.stdin?.write("What is the current git branch?\n");
+    cli.child.stdin?.write(`${BRANCH_PROMPT}\n`);
     await until("the answer", () => cli.stdout().includes("The current branch is main."));
     cli.child.stdin?.write(`${RECALL}\nq\n`);
     expect(await cli.exited).toBe(0);
-    expect(cli.stdout()).toContain("Before this prompt, I told you:\n\nThe current branch is main.");
+    expect(sent(model, 2)).toEqual([...BRANCH_HISTORY, { role: "user", content: RECALL }]);
     expect(shape(onlyTranscript(cwd, env))).toEqual(["user", "assistant", "results", "assistant", "user", "assistant"]);
     expect(transcripts(cwd, env).filter((name) => name.endsWith(".lock"))).toEqual([]); // released at exit
   }, 60_000);
 
   it("resumes after Ctrl-C in the middle of a tool: the loop answered the call before it stopped", async () => {
     const cwd = project();
-    const { model, env } = await servedModel();
+    const { model, env } = await served([SLEEP_REPLY, RECALLED]);
     const cli = startCli(["--cwd", cwd, ...SLEEP], env);
     await toolProcess(cli, /sleep 30/);
     cli.child.kill("SIGINT");
@@ -105,13 +142,17 @@ describe("pnpm s07", () => {
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).not.toContain("repaired"); // nothing was left to repair
     expect(model.requests).toHaveLength(2);
-    expect(historyProblems(model.requests[1].body.messages)).toEqual([]);
+    expect(historyProblems(sent(model, 1))).toEqual([]);
+    expect(sent(model, 1).at(-1)).toEqual({
+      role: "user",
+      content: [...results, { type: "text", text: RECALL }],
+    });
     expect(shape(path)).toEqual(["user", "assistant", "results", "user", "assistant"]);
   }, 60_000);
 
   it("resumes after kill -9 in the middle of a tool, the repair written to the transcript", async () => {
     const cwd = project();
-    const { model, env } = await servedModel();
+    const { model, env } = await served([SLEEP_REPLY, RECALLED]);
     const cli = startCli(["--cwd", cwd, ...SLEEP], env);
     await toolProcess(cli, /sleep 30/);
     process.kill(-(cli.child.pid as number), "SIGKILL");
@@ -124,12 +165,11 @@ describe("pnpm s07", () => {
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toContain('s07: repaired: bash had no result recorded; answered "interrupted"\n');
     // the request after the resume: the repair, then the new prompt, in the one user message after the call
-    const sent = model.requests[1].body.messages;
-    expect(historyProblems(sent)).toEqual([]);
-    expect(sent.at(-1)).toEqual({
+    expect(historyProblems(sent(model, 1))).toEqual([]);
+    expect(sent(model, 1).at(-1)).toEqual({
       role: "user",
       content: [
-        { type: "tool_result", tool_use_id: "toolu_scripted_0001_0", content: INTERRUPTED.content, is_error: true },
+        { type: "tool_result", tool_use_id: "toolu_sleep", content: INTERRUPTED.content, is_error: true },
         { type: "text", text: RECALL },
       ],
     });
@@ -141,31 +181,31 @@ describe("pnpm s07", () => {
 
   it("skips a torn last line, says so, cuts it off and goes on", async () => {
     const cwd = project({}, { git: true });
-    const env = cleanEnv();
-    await runHere(["--offline", "--cwd", cwd, ...BRANCH], env);
+    const { model, env } = await served([...BRANCH_REPLIES, RECALLED]);
+    await runHere(["--cwd", cwd, ...BRANCH], env);
     const path = onlyTranscript(cwd, env);
     const whole = readFileSync(path, "utf8");
     const torn = '{"type":"message","id":"0c5e","parentId":"a1","time":"2026-';
     appendFileSync(path, torn);
-    const resumed = await runHere(["--offline", "--cwd", cwd, "--continue", RECALL], env);
+    const resumed = await runHere(["--cwd", cwd, "--continue", RECALL], env);
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toContain(
       `s07: skipped line 6, not whole (${torn.length} bytes: a write cut short): cut it off\n`,
     );
-    expect(resumed.stdout).toContain("The current branch is main.");
+    expect(sent(model, 2)).toEqual([...BRANCH_HISTORY, { role: "user", content: RECALL }]);
     expect(readFileSync(path, "utf8").startsWith(whole)).toBe(true);
     expect(readTranscript(path).torn).toBeUndefined();
   }, 60_000);
 
   it("forks: a new session with the history, the original left byte for byte", async () => {
     const cwd = project({}, { git: true });
-    const env = cleanEnv();
-    await runHere(["--offline", "--cwd", cwd, ...BRANCH], env);
+    const { model, env } = await served([...BRANCH_REPLIES, RECALLED]);
+    await runHere(["--cwd", cwd, ...BRANCH], env);
     const original = onlyTranscript(cwd, env);
     const before = readFileSync(original);
-    const forked = await runHere(["--offline", "--cwd", cwd, "--continue", "--fork", RECALL], env);
+    const forked = await runHere(["--cwd", cwd, "--continue", "--fork", RECALL], env);
     expect(forked.code).toBe(0);
-    expect(forked.stdout).toContain("Before this prompt, I told you:\n\nThe current branch is main.");
+    expect(sent(model, 2)).toEqual([...BRANCH_HISTORY, { role: "user", content: RECALL }]);
     expect(readFileSync(original).equals(before)).toBe(true);
     const copies = transcripts(cwd, env).filter((name) => !original.endsWith(name));
     expect(copies).toHaveLength(1);
@@ -184,10 +224,15 @@ describe("pnpm s07", () => {
 
   it("never lets two processes that resume one session write to it at once: the second forks", async () => {
     const cwd = project({}, { git: true });
-    const env = cleanEnv();
-    await runHere(["--offline", "--cwd", cwd, ...BRANCH], env);
+    const { model, env } = await served([
+      ...BRANCH_REPLIES,
+      SLEEP_REPLY, // the first process's call, stopped there
+      reply([toolUse("bash", { command: "echo second" }, "toolu_echo")]), // the second's
+      textReply("It printed second."),
+    ]);
+    await runHere(["--cwd", cwd, ...BRANCH], env);
     const original = onlyTranscript(cwd, env);
-    const resume = ["--offline", "--cwd", cwd, "--continue", "--allow", "Bash(sleep:*)", "--allow", "Bash(echo:*)"];
+    const resume = ["--cwd", cwd, "--continue", "--allow", "Bash(sleep:*)", "--allow", "Bash(echo:*)"];
     // the first has the session open and is in the middle of a tool when the second resumes it
     const first = startCli([...resume, "Run `sleep 30`"], env);
     first.child.stdin?.end();
@@ -197,6 +242,7 @@ describe("pnpm s07", () => {
     expect([await first.exited, second.code]).toEqual([130, 0]);
     expect(first.stderr()).not.toContain("is open in process");
     expect(second.stderr).toContain(`is open in process ${first.child.pid}: forked it, so neither loses a line`);
+    expect(model.requests).toHaveLength(5);
     const names = transcripts(cwd, env);
     expect(names.filter((name) => name.endsWith(".jsonl"))).toHaveLength(2);
     expect(names.filter((name) => name.endsWith(".lock"))).toEqual([]);
@@ -214,7 +260,7 @@ describe("pnpm s07", () => {
     ]);
     expect(historyProblems(historyOf(readTranscript(forkPath).records))).toEqual([]);
     expect(readTranscript(forkPath).records.at(-1)?.message.content).toEqual([
-      { type: "text", text: "`echo second` exited with code 0 and printed:\n\nsecond" },
+      { type: "text", text: "It printed second." },
     ]);
     expect(JSON.stringify(readTranscript(original).records.at(-1)?.message.content)).toContain("[interrupted");
   }, 60_000);
@@ -222,10 +268,14 @@ describe("pnpm s07", () => {
   it("never writes a key to the transcript, wherever it turns up in the conversation", async () => {
     const key = ["sk", "ant", "api03", "this-is-not-a-real-key-0123456789"].join("-"); // built, not written out
     const cwd = project();
-    const { model, env } = await servedModel(key);
+    const { model, env } = await served(
+      [reply([toolUse("bash", { command: `echo ${key}` })]), textReply(`It printed ${key}.`)],
+      key,
+    );
     const run = await runHere(["--cwd", cwd, "--allow", "Bash(echo:*)", `Run \`echo ${key}\``], env);
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain(key); // the conversation held it: the prompt, the call, its output, the answer
+    expect(run.stdout).toContain(`It printed ${key}.`); // the conversation held it: the prompt, the call, its output, the answer
+    expect(JSON.stringify(sent(model, 1))).toContain(`${key}\\n[exit code 0]`);
     expect(Object.values(model.requests[0].headers).join(" ")).toContain(key); // and the model call used it
     const text = readFileSync(onlyTranscript(cwd, env), "utf8");
     expect(text).not.toContain(key);
@@ -235,14 +285,25 @@ describe("pnpm s07", () => {
 
   it("keeps the model's file tools away from the transcripts when the project is the home directory", async () => {
     const home = project();
-    const env: NodeJS.ProcessEnv = { ...cleanEnv(), HOME: home };
-    delete env.HARNESS_HOME; // the default: ~/.harness, inside the project
-    const first = await runHere(["--offline", "--cwd", home, "Find the TODO comments in this repository"], env);
-    expect(first.stdout).toContain("There are no TODO or FIXME comments here."); // the one in the transcript is not seen
+    /** The environment of a run on `script` in that home, the harness home the default: ~/.harness, inside the project. */
+    const inHome = async (script: ScriptStep[]) => {
+      const { model, env } = await served(script);
+      const inside: NodeJS.ProcessEnv = { ...env, HOME: home };
+      delete inside.HARNESS_HOME;
+      return { model, env: inside };
+    };
+    const grep = await inHome([reply([toolUse("grep", { pattern: "TODO|FIXME" })]), textReply("There are none.")]);
+    expect((await runHere(["--cwd", home, "Find the TODO comments in this repository"], grep.env)).code).toBe(0);
+    // the prompt that names a TODO is in the transcript by then, and grep does not see it
+    expect(sent(grep.model, 1).at(-1)).toMatchObject({
+      content: [{ type: "tool_result", content: "No lines match /TODO|FIXME/.", is_error: false }],
+    });
     const path = onlyTranscript(home, { HARNESS_HOME: join(home, ".harness") }); // where the default puts it
     const relativePath = path.slice(home.length + 1);
-    const read = await runHere(["--offline", "--cwd", home, `Read ${relativePath} with the read_file tool`], env);
-    expect(read.stdout).toContain(`read_file did not read ${relativePath}. The harness answered:\nError [denied]`);
+    const read = await inHome([reply([toolUse("read_file", { path: relativePath })]), textReply("I could not.")]);
+    expect((await runHere(["--cwd", home, `Read ${relativePath}`], read.env)).code).toBe(0);
+    const [result] = (sent(read.model, 1).at(-1) as MessageParam).content as ToolResultBlockParam[];
+    expect(result).toMatchObject({ is_error: true, content: expect.stringMatching(/^Error \[denied\]/) });
   }, 60_000);
 
   it("refuses to start when HARNESS_HOME would put the transcripts inside the project", async () => {
@@ -257,14 +318,19 @@ describe("pnpm s07", () => {
 
   it("lets --resume alone pick a session on a terminal, the most recent first", async () => {
     const cwd = project({}, { git: true });
-    const env = cleanEnv();
-    await runHere(["--offline", "--cwd", cwd, ...BRANCH], env);
-    await runHere(["--offline", "--cwd", cwd, "--allow", "Bash(echo:*)", "Run `echo later`"], env);
+    const { model, env } = await served([
+      ...BRANCH_REPLIES,
+      reply([toolUse("bash", { command: "echo later" }, "toolu_later")]),
+      textReply("It printed later."),
+      RECALLED,
+    ]);
+    await runHere(["--cwd", cwd, ...BRANCH], env);
+    await runHere(["--cwd", cwd, "--allow", "Bash(echo:*)", "Run `echo later`"], env);
     const [older, newer] = transcripts(cwd, env)
       .map((name) => readTranscript(join(sessionsDir(cwd, env), name)))
       .sort((a, b) => a.header.created.localeCompare(b.header.created));
     const term = fakeTerminal(env);
-    const exited = main(["--offline", "--cwd", cwd, "--resume", RECALL], term.io);
+    const exited = main(["--cwd", cwd, "--resume", RECALL], term.io);
     await until("the first question", () => term.out().includes(`resume 1 (${newer.header.id.slice(0, 8)})? [y/n] `));
     term.type("n\r");
     await until("the second question", () => term.out().includes(`resume 2 (${older.header.id.slice(0, 8)})? [y/n] `));
@@ -273,15 +339,15 @@ describe("pnpm s07", () => {
     expect(term.err()).toContain("s07: the sessions of this project, the most recent first:\n");
     expect(term.err()).toContain(`s07:   1. ${newer.header.id}  `);
     expect(term.err()).toContain(`s07:   2. ${older.header.id}  `);
-    expect(term.out()).toContain("Before this prompt, I told you:\n\nThe current branch is main.");
+    expect(sent(model, 4)).toEqual([...BRANCH_HISTORY, { role: "user", content: RECALL }]); // the older one's
   }, 60_000);
 
   it("picks no session when the input ends at the question (Ctrl-D): one error line, exit 1", async () => {
     const cwd = project({}, { git: true });
-    const env = cleanEnv();
-    await runHere(["--offline", "--cwd", cwd, ...BRANCH], env);
+    const { model, env } = await served(BRANCH_REPLIES);
+    await runHere(["--cwd", cwd, ...BRANCH], env);
     const term = fakeTerminal(env);
-    const exited = main(["--offline", "--cwd", cwd, "--resume"], term.io);
+    const exited = main(["--cwd", cwd, "--resume"], term.io);
     await until("the question", () => term.out().includes("resume 1 ("));
     term.type("\x04");
     expect(await exited).toBe(1);
@@ -291,6 +357,7 @@ describe("pnpm s07", () => {
         .split("\n")
         .filter((line) => line.startsWith("s07: error:")),
     ).toEqual(["s07: error: no session was picked"]);
+    expect(model.requests).toHaveLength(2); // BRANCH's two: nothing was sent after
   }, 60_000);
 
   describe("with hooks", () => {
@@ -301,10 +368,10 @@ describe("pnpm s07", () => {
     it("tells SessionStart whether the session is new or resumed, and where a resumed one's transcript is", async () => {
       const record = "cat >> starts.jsonl; echo >> starts.jsonl";
       const cwd = project({ ".harness/settings.local.json": hooked("SessionStart", record) }, { git: true });
-      const env = cleanEnv();
-      await runHere(["--offline", "--cwd", cwd, ...BRANCH], env);
+      const { env } = await served([...BRANCH_REPLIES, RECALLED]);
+      await runHere(["--cwd", cwd, ...BRANCH], env);
       const path = onlyTranscript(cwd, env);
-      expect((await runHere(["--offline", "--cwd", cwd, "--continue", RECALL], env)).code).toBe(0);
+      expect((await runHere(["--cwd", cwd, "--continue", RECALL], env)).code).toBe(0);
       const starts = readFileSync(join(cwd, "starts.jsonl"), "utf8")
         .split("\n")
         .filter((line) => line.trim() !== "")
@@ -319,22 +386,23 @@ describe("pnpm s07", () => {
     it("never writes a prompt a UserPromptSubmit hook blocks, and the session goes on from before it", async () => {
       const guard = "grep -q password && { echo 'the prompt holds a password' >&2; exit 2; }; exit 0";
       const cwd = project({ ".harness/settings.local.json": hooked("UserPromptSubmit", guard) }, { git: true });
-      const env = cleanEnv();
+      const { model, env } = await served([...BRANCH_REPLIES, RECALLED]);
       const secret = "my password is hunter2";
-      const alone = await runHere(["--offline", "--cwd", cwd, secret], env);
+      const alone = await runHere(["--cwd", cwd, secret], env);
       expect(alone.code).toBe(4);
       expect(transcripts(cwd, env)).toEqual([]); // a new session whose only prompt was blocked leaves no file
       expect(alone.stderr).not.toContain("s07: session ");
-      await runHere(["--offline", "--cwd", cwd, ...BRANCH], env);
+      await runHere(["--cwd", cwd, ...BRANCH], env);
       const path = onlyTranscript(cwd, env);
       const before = readFileSync(path);
-      const blocked = await runHere(["--offline", "--cwd", cwd, "--continue", secret], env);
+      const blocked = await runHere(["--cwd", cwd, "--continue", secret], env);
       expect(blocked.code).toBe(4);
       expect(blocked.stdout).toContain("hook: prompt blocked: the prompt holds a password\n");
       expect(readFileSync(path).equals(before)).toBe(true);
-      const resumed = await runHere(["--offline", "--cwd", cwd, "--continue", RECALL], env);
+      const resumed = await runHere(["--cwd", cwd, "--continue", RECALL], env);
       expect(resumed.code).toBe(0);
-      expect(resumed.stdout).toContain("Before this prompt, I told you:\n\nThe current branch is main.");
+      expect(sent(model, 2)).toEqual([...BRANCH_HISTORY, { role: "user", content: RECALL }]);
+      expect(model.requests).toHaveLength(3); // the blocked prompts were never sent
       expect(shape(path)).toEqual(["user", "assistant", "results", "assistant", "user", "assistant"]);
       expect(readFileSync(path, "utf8")).not.toContain("hunter2");
     }, 60_000);
@@ -342,15 +410,19 @@ describe("pnpm s07", () => {
     it("writes the message a Stop hook sends the loop on with, and resumes after it", async () => {
       const once = "test -e stopped-once || { touch stopped-once; echo 'Say it once more.' >&2; exit 2; }";
       const cwd = project({ ".harness/settings.local.json": hooked("Stop", once) }, { git: true });
-      const env = cleanEnv();
-      const first = await runHere(["--offline", "--cwd", cwd, ...BRANCH], env);
+      const { model, env } = await served([...BRANCH_REPLIES, textReply("The branch is main."), RECALLED]);
+      const first = await runHere(["--cwd", cwd, ...BRANCH], env);
       expect(first.code).toBe(0);
       expect(first.stdout).toContain("hook: a Stop hook sent the loop on: Say it once more.\n");
       const path = onlyTranscript(cwd, env);
       expect(shape(path)).toEqual(["user", "assistant", "results", "assistant", "user", "assistant"]);
       expect(readTranscript(path).records[4].message).toEqual({ role: "user", content: "Say it once more." });
-      const resumed = await runHere(["--offline", "--cwd", cwd, "--continue", RECALL], env);
+      const resumed = await runHere(["--cwd", cwd, "--continue", RECALL], env);
       expect(resumed.code).toBe(0);
+      expect(sent(model, 3).slice(4, 6)).toEqual([
+        { role: "user", content: "Say it once more." },
+        { role: "assistant", content: [{ type: "text", text: "The branch is main." }] },
+      ]);
       expect(historyProblems(historyOf(readTranscript(path).records))).toEqual([]);
       expect(shape(path)).toHaveLength(8);
     }, 60_000);
@@ -359,19 +431,20 @@ describe("pnpm s07", () => {
   describe("errors: one line, exit 1, and the transcript left as it is", () => {
     it("refuses a transcript written by a newer version", async () => {
       const cwd = project({}, { git: true });
-      const env = cleanEnv();
-      await runHere(["--offline", "--cwd", cwd, ...BRANCH], env);
+      const { model, env } = await served(BRANCH_REPLIES);
+      await runHere(["--cwd", cwd, ...BRANCH], env);
       const path = onlyTranscript(cwd, env);
       const [header, ...rest] = readFileSync(path, "utf8").split("\n");
       writeFileSync(path, [JSON.stringify({ ...JSON.parse(header), version: 2 }), ...rest].join("\n"));
       const before = readFileSync(path);
-      const run = await runHere(["--offline", "--cwd", cwd, "--continue", RECALL], env);
+      const run = await runHere(["--cwd", cwd, "--continue", RECALL], env);
       expect(run.code).toBe(1);
       expect(run.stderr.split("\n").slice(1)).toEqual([
         `s07: error: ${path}: written by a newer version of the harness (transcript version 2; this one reads up to 1); the file is left as it is`,
         "",
       ]);
       expect(readFileSync(path).equals(before)).toBe(true);
+      expect(model.requests).toHaveLength(2);
     }, 60_000);
 
     it.each([
@@ -382,6 +455,7 @@ describe("pnpm s07", () => {
       "refuses %j",
       async (args, message) => {
         const cwd = project();
+        // the session is opened before any prompt: the offline model is never asked
         const run = await runHere(["--offline", "--cwd", cwd, ...args, "hi"], cleanEnv());
         expect(run.code).toBe(1);
         expect(run.stderr).toContain(`s07: error: ${message}`);
@@ -392,10 +466,10 @@ describe("pnpm s07", () => {
 
     it("asks for an id when --resume has no terminal to pick on, naming the latest", async () => {
       const cwd = project({}, { git: true });
-      const env = cleanEnv();
-      await runHere(["--offline", "--cwd", cwd, ...BRANCH], env);
+      const { env } = await served(BRANCH_REPLIES);
+      await runHere(["--cwd", cwd, ...BRANCH], env);
       const id = readTranscript(onlyTranscript(cwd, env)).header.id;
-      const run = await runHere(["--offline", "--cwd", cwd, "--resume", RECALL], env);
+      const run = await runHere(["--cwd", cwd, "--resume", RECALL], env);
       expect(run.code).toBe(1);
       expect(run.stderr).toContain(
         `s07: error: --resume needs an id when there is no terminal to pick on: --resume=ID (the latest: ${id})\n`,

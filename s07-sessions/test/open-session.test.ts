@@ -18,7 +18,7 @@ function setting() {
 
 const opened: OpenSession[] = [];
 function open(choice: SessionChoice, where: { cwd: string; env: NodeJS.ProcessEnv }): OpenSession {
-  const session = openSession(choice, { ...where, model: "test-model" });
+  const session = openSession(choice, { ...where, model: "test-model", secrets: [] });
   opened.push(session);
   return session;
 }

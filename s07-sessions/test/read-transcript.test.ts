@@ -31,7 +31,7 @@ describe("readTranscript", () => {
 
   it("keeps the fields a later format adds to a record, and builds the history from the messages alone", () => {
     const dir = tempDir();
-    const writer = new TranscriptWriter(join(dir, "s.jsonl"), header(), { model: "m" });
+    const writer = new TranscriptWriter(join(dir, "s.jsonl"), header(), { model: "m", secrets: [] });
     writer.append(CONVERSATION[0]);
     writer.append(CONVERSATION[1], { model: "m", usage: { inputTokens: 1, outputTokens: 1 } }, { later: { n: 1 } });
     const { records } = readTranscript(writer.path);

@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readTranscript } from "../src/read-transcript.ts";
-import { TranscriptWriter } from "../src/transcript-writer.ts";
+import { type MessageEvent, TranscriptWriter } from "../src/transcript-writer.ts";
 import { CONVERSATION, header, tempDir, writeSession } from "./transcript-file.ts";
 
 describe("TranscriptWriter", () => {
@@ -56,5 +56,31 @@ describe("TranscriptWriter", () => {
     expect(text).not.toContain(secret);
     expect(text).not.toContain(shaped);
     expect(text).toContain("my key is [REDACTED], and [REDACTED] is another");
+  });
+
+  it("listens: writes each message event (the model's with its model and usage) and ignores the rest", () => {
+    const h = header();
+    const writer = new TranscriptWriter(join(tempDir(), `${h.id}.jsonl`), h, { model: "m", secrets: [] });
+    const usage = { inputTokens: 12, outputTokens: 3 };
+    writer.record({ type: "model_call" });
+    writer.record({ type: "message", message: { role: "user", content: "hi" } } as MessageEvent);
+    writer.record({ type: "text", text: "Hel" } as { type: string });
+    writer.record({ type: "message", message: CONVERSATION[3], model: "scripted-model", usage } as MessageEvent);
+    writer.record({ type: "end" });
+    const { records } = readTranscript(writer.path);
+    expect(records.map((r) => [r.message, r.model, r.usage])).toEqual([
+      [{ role: "user", content: "hi" }, "m", undefined],
+      [CONVERSATION[3], "scripted-model", usage],
+    ]);
+  });
+
+  it("throws when a message cannot be written, so the run it listens to stops", () => {
+    const h = header();
+    const blocker = join(tempDir(), "a-file");
+    writeFileSync(blocker, "");
+    const writer = new TranscriptWriter(join(blocker, `${h.id}.jsonl`), h, { model: "m", secrets: [] });
+    expect(() =>
+      writer.record({ type: "message", message: { role: "user", content: "hi" } } as MessageEvent),
+    ).toThrow();
   });
 });
