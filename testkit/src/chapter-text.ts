@@ -90,6 +90,8 @@ export function changedLines(diff: string): string[] {
 /** The lines of a source file's first doc comment (its header), as written. */
 export function headerComment(path: string): string[] {
   const lines = readFileSync(path, "utf8").split("\n");
+  // a one-line header (`/** s04: s03's loop, plus ... */`) is the file's first line alone
+  if (lines[0]?.startsWith("/**") && lines[0].trimEnd().endsWith("*/")) return [lines[0]];
   return lines.slice(0, lines.indexOf(" */") + 1);
 }
 
