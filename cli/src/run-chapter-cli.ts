@@ -247,7 +247,6 @@ export async function runChapterCli<R extends string>(
       } else {
         appendUserText(history, line);
         result = await started.run(history, controller.signal);
-        if (options.json) io.stdout.write(`${JSON.stringify(result)}\n`);
         code = exitCodeFor(result.stopReason, chapter.exitCodes);
       }
     } catch (error) {
@@ -258,6 +257,8 @@ export async function runChapterCli<R extends string>(
       controller = null;
     }
     if (!command && !exiting) started.afterRun?.(history, result);
+    // after what the chapter says: the result is the last line of stdout
+    if (result && options.json) io.stdout.write(`${JSON.stringify(result)}\n`);
     return code;
   };
 
