@@ -26,9 +26,9 @@ import { chapter as s03Chapter } from "../../s03-streaming/src/main.ts";
 import { projectSlug } from "../src/harness-data-dir.ts";
 import { main } from "../src/main.ts";
 import { knownSecrets, redactLine } from "../src/redact.ts";
-import { runTraceCli } from "../src/viewer/trace-cli.ts";
 import { isValidTraceId, TRACE_FORMAT } from "../src/trace-record.ts";
 import { traceDir } from "../src/trace-writer.ts";
+import { runTraceCli } from "../src/viewer/trace-cli.ts";
 import { scriptedTrace } from "./scripted-trace.ts";
 
 const CHAPTER = join(REPO_ROOT, "s04-tracing");
