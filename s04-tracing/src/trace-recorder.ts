@@ -46,7 +46,8 @@ export class TraceRecorder {
     const now = performance.now();
     switch (traced.type) {
       case "model_call":
-        return this.start(traced.turnNumber, traced.request, now);
+        this.start(traced.turnNumber, traced.request, now);
+        return;
       case "stream_start":
         if (this.open && this.open.ttftMs < 0) this.open.ttftMs = now - this.open.t0;
         return;
@@ -71,7 +72,8 @@ export class TraceRecorder {
         return;
       }
       case "model_error":
-        return this.failed(traced.error);
+        this.failed(traced.error);
+        return;
       case "end":
         this.writeOpen();
         this.trace.write({

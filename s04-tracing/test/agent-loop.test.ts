@@ -1,646 +1,70 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import { defineTool, readFileTool, toolMap } from "@harness/s02-tool-dispatch";
-import type { AgentStopReason as StopReason } from "@harness/s03-streaming";
-import {
-  reply,
-  SCRIPTED_MODEL_ID,
-  ScriptedModel,
-  type ScriptStep,
-  text,
-  textReply,
-  toolUse,
-} from "@harness/scripted-model";
-import { type AgentLoopResult, isValidHistory, toolOutput } from "@harness/shared";
-import { describe, expect, it, vi } from "vitest";
-import { z } from "zod";
-import { type AgentLoopOptions, agentLoop } from "../src/agent-loop.ts";
-import { type LoadedTrace, readTrace, requestOf, sentRequests } from "../src/viewer/read-trace.ts";
-import type { ErrorRecord, IterationRecord, ResultRecord } from "../src/trace-record.ts";
-import { TraceWriter, traceDir } from "../src/trace-writer.ts";
-import { scriptedTrace } from "./scripted-trace.ts";
-
-const iterations = (records: { type: string }[]) => records.filter((r) => r.type === "iteration") as IterationRecord[];
-
-/** A fresh directory for traces, apart from the one the tools run in. */
-const traceFolder = () => join(mkdtempSync(join(tmpdir(), "s03-loop-traces-")), "traces");
-
-/** The request as the model received it, in the order the loop sends its fields, as JSON. */
-const received = (model: ScriptedModel, i: number) => {
-  const { model: id, max_tokens, system, tools, messages } = model.requests[i].body;
-  return JSON.stringify({ model: id, max_tokens, system, tools, messages });
-};
-
-/** Every request of the trace, rebuilt, as JSON, with its number. */
-const rebuilt = (trace: LoadedTrace) =>
-  [...sentRequests(trace)].map(({ record, request }) => ({ n: record.request.n, json: JSON.stringify(request) }));
-
 /**
- * A tool that echoes its label once it may finish: at once, when `after` names a call that has
- * finished, or when interrupted. It orders concurrent calls without depending on timing.
+ * What s04's loop adds to s03's: a model call that fails is told to the listeners (`model_error`)
+ * before its error leaves the loop, so every run ends with an event. Everything else is s03's
+ * loop, met here once more through its events; the trace that listens is trace-recorder.test.ts's.
  */
-const finished = new Map<string, () => void>();
-const gates = new Map<string, Promise<void>>();
-const gate = (label: string) => {
-  if (!gates.has(label)) gates.set(label, new Promise<void>((resolve) => finished.set(label, resolve)));
-  return gates.get(label)!;
-};
-const waitTool = defineTool({
-  name: "wait",
-  description: "Echo the label, after another call has finished.",
-  schema: z.object({ label: z.string(), after: z.string().optional(), forever: z.boolean().optional() }),
-  concurrencySafe: true,
-  run: async ({ label, after, forever }, { signal }) => {
-    const interrupted = new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve()));
-    if (forever) await interrupted;
-    else if (after) await Promise.race([gate(after), interrupted]);
-    // opened after this call's result is recorded (timers run once the microtasks are done)
-    setImmediate(() => {
-      gate(label);
-      finished.get(label)?.();
-    });
-    return toolOutput(signal?.aborted ? `${label} interrupted` : `finished ${label}`);
-  },
-});
+import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import { readFileTool, toolMap } from "@harness/s02-tool-dispatch";
+import { sendStreamed } from "@harness/s03-streaming";
+import { reply, ScriptedModel, type ScriptStep, textReply, toolUse } from "@harness/scripted-model";
+import { isValidHistory } from "@harness/shared";
+import { describe, expect, it } from "vitest";
+import { agentLoop } from "../src/agent-loop.ts";
+import type { TracedEvent } from "../src/trace-recorder.ts";
+import { tempDir } from "./scripted-trace.ts";
 
-describe("agentLoop with a trace", () => {
-  it("writes one iteration record per model call, in order, then the result", async () => {
-    const { trace, messages, results } = await scriptedTrace([
-      reply([text("Reading."), toolUse("read_file", { path: "notes.txt" })]),
-      reply([toolUse("read_file", { path: "missing.txt" })]),
-      textReply("It says alpha and beta."),
-    ]);
-    expect(trace.records.map((r) => r.type)).toEqual(["iteration", "iteration", "iteration", "result"]);
-    expect(iterations(trace.records).map((r) => [r.run, r.turn])).toEqual([
-      [0, 1],
-      [0, 2],
-      [0, 3],
-    ]);
-    expect(trace.records.every((r) => r.traceId === "test-trace")).toBe(true);
-    expect(trace.records.at(-1)).toMatchObject({ type: "result", run: 0, result: results[0] });
-    expect(results[0]).toMatchObject({ stopReason: "final_answer", turns: 3, toolCalls: 2 });
-    expect(trace.skippedLines).toBe(0);
-    expect(isValidHistory(messages)).toBe(true);
-  });
+/** Run the loop on one prompt against `script`; every event it emits, in order, and how it ended. */
+async function run(script: ScriptStep[]) {
+  const model = new ScriptedModel({ script });
+  const messages: MessageParam[] = [{ role: "user", content: "go" }];
+  const events: TracedEvent[] = [];
+  const options = { model: "m", cwd: tempDir("s04-loop-"), tools: toolMap([readFileTool]) };
+  const ended = await agentLoop(sendStreamed(model.client({ maxRetries: 0 }), 0), messages, {
+    ...options,
+    emit: (event) => events.push(event),
+  }).then(
+    (result) => ({ result }),
+    (error: unknown) => ({ error }),
+  );
+  return { ended, events, messages };
+}
 
-  it("writes the first request whole, and each later one as the messages new since the one before", async () => {
-    const { trace, messages } = await scriptedTrace([
+describe("agentLoop", () => {
+  it("tells model_error, with the error it throws, before a failed call's error leaves the loop", async () => {
+    const { ended, events, messages } = await run([
       reply([toolUse("read_file", { path: "notes.txt" })]),
-      reply([toolUse("read_file", { path: "notes.txt", offset: 2 })]),
-      textReply("Done."),
+      { kind: "http_error", status: 400, message: "messages: bad" },
     ]);
-    const records = iterations(trace.records);
-    expect(records[0].request).toMatchObject({ n: 1, keep: 0, model: "test-model", max_tokens: 8192 });
-    expect(records[0].request.base).toBeUndefined();
-    expect(records[0].request.messages).toEqual([{ role: "user", content: "Read notes.txt" }]);
-    expect(records[0].request.tools?.map((t) => t.name)).toEqual([
-      "bash",
-      "read_file",
-      "write_file",
-      "edit_file",
-      "glob",
-      "grep",
+    expect("error" in ended).toBe(true);
+    expect(events.map((e) => e.type)).toEqual([
+      "model_call",
+      "stream_start",
+      "turn",
+      "tool_call",
+      "tool_result",
+      "model_call",
+      "model_error",
     ]);
-    // the second request: the first one's message, then the first turn and its tool_result
-    const firstCall = records[0].response.content.find((b) => b.type === "tool_use");
-    expect(records[1].request).toEqual({
-      n: 2,
-      base: 1,
-      keep: 1,
-      model: "test-model",
-      max_tokens: 8192,
-      messages: [
-        { role: "assistant", content: records[0].response.content },
-        {
-          role: "user",
-          content: [{ type: "tool_result", tool_use_id: firstCall?.id, content: "1\talpha\n2\tbeta", is_error: false }],
-        },
-      ],
-    });
-    expect(records[2].request).toMatchObject({ n: 3, base: 2, keep: 3 });
-    expect(records[2].request.messages).toHaveLength(2);
+    expect(events.at(-1)).toEqual({ type: "model_error", error: "error" in ended ? ended.error : undefined });
+    // the history is as it was before the failed call
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
     expect(isValidHistory(messages)).toBe(true);
   });
 
-  it("rebuilds every request exactly as the model received it, byte for byte, across turns, pauses and runs", async () => {
-    const { trace, model, messages } = await scriptedTrace(
-      [
-        reply([text("Let me look.")], { stopReason: "pause_turn" }),
-        reply([text("Still looking."), toolUse("read_file", { path: "notes.txt" })]),
-        reply([text("Half.")], { stopReason: "pause_turn" }),
-        reply([text("More.")], { stopReason: "pause_turn" }),
-        textReply("It says alpha and beta."),
-        reply([toolUse("glob", { pattern: "*" })]),
-        textReply("One file."),
-        reply([text("Thinking.")], { stopReason: "pause_turn" }),
-        textReply("Bye."),
-      ],
-      { prompts: ["What does notes.txt say?", "And which files are here?", "Thanks"] },
-    );
-    expect(model.requests).toHaveLength(9);
-    const requests = rebuilt(trace);
-    expect(requests.map((r) => r.n)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    requests.forEach(({ n, json }) => {
-      expect(json).toBe(received(model, n - 1));
-      expect(requestOf(trace, n) && JSON.stringify(requestOf(trace, n))).toBe(json);
-    });
-    // a pause_turn continuation was merged into the last message: the next request sent it changed
-    const deltas = iterations(trace.records).map((r) => r.request);
-    expect(deltas[4]).toMatchObject({ base: 4, keep: 3 });
-    expect(deltas[4].messages).toEqual([
-      {
-        role: "assistant",
-        content: [
-          { type: "text", text: "Half." },
-          { type: "text", text: "More." },
-        ],
-      },
+  it("tells model_error when a stream fails after its content started", async () => {
+    const { ended, events } = await run([
+      reply([toolUse("read_file", { path: "x" })]),
+      { kind: "cut", afterEvents: 3 },
     ]);
-    // system prompt and tools are written once, with the first request
-    expect(deltas.filter((d) => d.system !== undefined || d.tools !== undefined).map((d) => d.n)).toEqual([1]);
-    expect(isValidHistory(messages)).toBe(true);
+    expect("error" in ended).toBe(true);
+    expect(events.filter((e) => e.type === "model_error")).toHaveLength(1);
+    expect(events.at(-1)?.type).toBe("model_error");
   });
 
-  it("keeps each record about the same size as the history grows: the trace grows linearly", async () => {
-    const turns = 40;
-    const files = Object.fromEntries(Array.from({ length: turns }, (_, k) => [`f${k}.txt`, `line of file ${k}\n`]));
-    const script = Array.from({ length: turns }, (_, k) => reply([toolUse("read_file", { path: `f${k}.txt` })]));
-    const { trace, writer, model } = await scriptedTrace([...script, textReply("Read them all.")], {
-      files,
-      options: { maxTurns: turns + 1 },
-    });
-    const lines = readFileSync(writer.path, "utf8").trimEnd().split("\n");
-    // the tool turns after the first (which holds the system prompt and tools)
-    const sizes = lines.slice(1, turns).map((line) => line.length);
-    expect(Math.max(...sizes)).toBeLessThan(1.2 * Math.min(...sizes));
-    // whole requests grow with every turn: written whole, they would have made a trace many times larger
-    const whole = rebuilt(trace).map((r) => r.json.length);
-    expect(whole.at(-1)).toBeGreaterThan(3 * whole[0]);
-    expect(whole.reduce((a, b) => a + b, 0)).toBeGreaterThan(5 * readFileSync(writer.path).length);
-    expect(rebuilt(trace).every(({ n, json }) => json === received(model, n - 1))).toBe(true);
-  });
-
-  it("records the response: content, provider stop reason, usage, and the model that answered", async () => {
-    const { trace, messages } = await scriptedTrace([
-      reply([text("Let me look."), toolUse("read_file", { path: "notes.txt" })], {
-        usage: { input_tokens: 120, output_tokens: 30 },
-      }),
-      textReply("Alpha and beta.", { usage: { input_tokens: 200, output_tokens: 7 } }),
-    ]);
-    const [first, second] = iterations(trace.records);
-    expect(first.request.model).toBe("test-model");
-    expect(first.response).toMatchObject({
-      id: "msg_scripted_0001",
-      model: SCRIPTED_MODEL_ID, // not the id the request named: a trace never passes it off as Claude
-      stopReason: "tool_use",
-      usage: { inputTokens: 120, outputTokens: 30 },
-    });
-    expect(first.response.content).toEqual([
-      { type: "text", text: "Let me look." },
-      { type: "tool_use", id: "toolu_scripted_0001_1", name: "read_file", input: { path: "notes.txt" } },
-    ]);
-    expect(second.response).toMatchObject({
-      stopReason: "end_turn",
-      usage: { inputTokens: 200, outputTokens: 7 },
-      content: [{ type: "text", text: "Alpha and beta." }],
-    });
-    const result = trace.records.at(-1) as ResultRecord;
-    expect(result.result.usage).toEqual({ inputTokens: 320, outputTokens: 37 });
-    expect(isValidHistory(messages)).toBe(true);
-  });
-
-  it("records each tool call with its input, result, error flag and duration", async () => {
-    const { trace, messages } = await scriptedTrace([
-      reply([toolUse("read_file", { path: "notes.txt" }), toolUse("read_file", { path: "nope.txt" })]),
-      textReply("One file was missing."),
-    ]);
-    const [first, second] = iterations(trace.records);
-    expect(first.toolCalls).toEqual([
-      {
-        id: "toolu_scripted_0001_0",
-        name: "read_file",
-        input: { path: "notes.txt" },
-        result: "1\talpha\n2\tbeta",
-        isError: false,
-        startOffsetMs: expect.any(Number),
-        durationMs: expect.any(Number),
-      },
-      {
-        id: "toolu_scripted_0001_1",
-        name: "read_file",
-        input: { path: "nope.txt" },
-        result: "Error [not_found]: nope.txt does not exist.",
-        isError: true,
-        startOffsetMs: expect.any(Number),
-        durationMs: expect.any(Number),
-      },
-    ]);
-    for (const call of first.toolCalls) {
-      expect(call.durationMs).toBeGreaterThanOrEqual(0);
-      expect(call.startOffsetMs).toBeGreaterThanOrEqual(first.timings.modelMs);
-    }
-    expect(second.toolCalls).toEqual([]);
-    expect(isValidHistory(messages)).toBe(true);
-  });
-
-  it("records timings: first token within the model call, tool time spanning the calls", async () => {
-    const { trace, messages } = await scriptedTrace([
-      reply([toolUse("read_file", { path: "notes.txt" })]),
-      textReply("Done."),
-    ]);
-    const [first, second] = iterations(trace.records);
-    for (const { timings } of [first, second]) {
-      expect(timings.ttftMs).toBeGreaterThanOrEqual(0);
-      expect(timings.ttftMs).toBeLessThanOrEqual(timings.modelMs);
-      expect(timings.toolMs).toBeGreaterThanOrEqual(0);
-    }
-    expect(first.timings.toolMs).toBeGreaterThanOrEqual(first.toolCalls[0].durationMs);
-    expect(second.timings.toolMs).toBe(0);
-    expect(Number.isNaN(Date.parse(first.startedAt))).toBe(false);
-    expect(Date.parse(second.startedAt)).toBeGreaterThanOrEqual(Date.parse(first.startedAt));
-    expect(isValidHistory(messages)).toBe(true);
-  });
-
-  it("lists concurrent tool calls in tool_use order, whatever order they finish in", async () => {
-    const { trace, messages } = await scriptedTrace(
-      [
-        reply([toolUse("wait", { label: "second", after: "first" }), toolUse("wait", { label: "first" })]),
-        textReply("Both done."),
-      ],
-      { options: { tools: toolMap([waitTool]) } },
-    );
-    const [iteration] = iterations(trace.records);
-    expect(iteration.toolCalls.map((c) => c.result)).toEqual(["finished second", "finished first"]);
-    const [second, first] = iteration.toolCalls;
-    // they ran at once, and the one listed first finished last
-    expect(first.startOffsetMs + first.durationMs).toBeLessThanOrEqual(second.startOffsetMs + second.durationMs);
-    expect(iteration.timings.toolMs).toBeGreaterThanOrEqual(second.durationMs);
-    expect(isValidHistory(messages)).toBe(true);
-  });
-
-  it("writes an error record, not a result, when the stream fails; the error still reaches the caller", async () => {
-    const cwd = mkdtempSync(join(tmpdir(), "s03-loop-"));
-    const model = new ScriptedModel({
-      script: [reply([toolUse("read_file", { path: "x" })]), { kind: "cut", afterEvents: 3 }],
-    });
-    const writer = new TraceWriter("cut", traceFolder(), []);
-    const messages: MessageParam[] = [{ role: "user", content: "go" }];
-    await expect(agentLoop(model.client(), messages, { model: "m", cwd, trace: writer })).rejects.toThrow();
-    const trace = readTrace(writer.path);
-    const { records } = trace;
-    expect(records.map((r) => r.type)).toEqual(["iteration", "error"]);
-    expect(records[1]).toMatchObject({ type: "error", traceId: "cut", run: 0, turn: 2 });
-    const error = records[1] as ErrorRecord;
-    expect(error.message).not.toBe("");
-    // the failed request can be put back together exactly as sent
-    expect(error.request).toMatchObject({ n: 2, base: 1, keep: 1 });
-    expect(JSON.stringify(requestOf(trace, 2))).toBe(received(model, 1));
-    expect(requestOf(trace, 2)?.messages).toHaveLength(3);
-    expect(Number.isNaN(Date.parse((records[1] as ErrorRecord).at))).toBe(false);
-    expect(isValidHistory(messages)).toBe(true);
-  });
-
-  it("writes the iteration and an aborted result when the run is interrupted during its tools", async () => {
-    const controller = new AbortController();
-    const tools = toolMap([waitTool]);
-    const model = new ScriptedModel({ script: [reply([toolUse("wait", { label: "long", forever: true })])] });
-    const cwd = mkdtempSync(join(tmpdir(), "s03-loop-"));
-    const writer = new TraceWriter("abort", traceFolder(), []);
-    const messages: MessageParam[] = [{ role: "user", content: "wait" }];
-    const result = await agentLoop(model.client(), messages, {
-      model: "m",
-      cwd,
-      tools,
-      signal: controller.signal,
-      trace: writer,
-      observer: { toolCall: () => setImmediate(() => controller.abort()) },
-    });
-    expect(result).toMatchObject({ stopReason: "aborted", turns: 1, toolCalls: 1 });
-    const { records } = readTrace(writer.path);
-    expect(records.map((r) => r.type)).toEqual(["iteration", "result"]);
-    expect((records[0] as IterationRecord).toolCalls[0].result).toBe("long interrupted");
-    expect((records[1] as ResultRecord).result).toEqual(result);
-    expect(isValidHistory(messages)).toBe(true);
-  });
-
-  it("records the last turn's tool calls when the turn budget runs out", async () => {
-    const { trace, results, messages } = await scriptedTrace([reply([toolUse("read_file", { path: "notes.txt" })])], {
-      options: { maxTurns: 1 },
-    });
-    expect(results[0]).toMatchObject({ stopReason: "max_turns", turns: 1, toolCalls: 1 });
-    expect(trace.records.map((r) => r.type)).toEqual(["iteration", "result"]);
-    expect((trace.records[0] as IterationRecord).toolCalls).toHaveLength(1);
-    expect(isValidHistory(messages)).toBe(true);
-  });
-
-  it("records a turn cut by max_tokens without running its tool, and answers the call as not run", async () => {
-    const { trace, results, messages } = await scriptedTrace([
-      reply([text("Partial"), toolUse("read_file", { path: "notes.txt" })], { stopReason: "max_tokens" }),
-    ]);
-    expect(results[0]).toMatchObject({ stopReason: "max_tokens", toolCalls: 0 });
-    const [only] = iterations(trace.records);
-    expect(only.response.stopReason).toBe("max_tokens");
-    expect(only.toolCalls).toEqual([]);
-    expect(trace.records.at(-1)?.type).toBe("result");
-    expect(messages.at(-1)).toMatchObject({ role: "user", content: [{ type: "tool_result", is_error: true }] });
-    expect(isValidHistory(messages)).toBe(true);
-  });
-
-  it("records a refused turn without running its tool", async () => {
-    const { trace, results, messages } = await scriptedTrace([
-      reply([text("I won't."), toolUse("bash", { command: "rm -rf /" })], { stopReason: "refusal" }),
-    ]);
-    expect(results[0]).toMatchObject({ stopReason: "final_answer", providerStopReason: "refusal", toolCalls: 0 });
-    expect(trace.records.map((r) => r.type)).toEqual(["iteration", "result"]);
-    expect((trace.records[0] as IterationRecord).toolCalls).toEqual([]);
-    expect(isValidHistory(messages)).toBe(true);
-  });
-
-  it("records a pause_turn continuation with the request as it was sent, not as the merge left it", async () => {
-    const { trace, messages } = await scriptedTrace([
-      reply([text("Part one.")], { stopReason: "pause_turn" }),
-      textReply("Part two."),
-    ]);
-    const [paused] = iterations(trace.records);
-    expect(paused.response.stopReason).toBe("pause_turn");
-    expect(requestOf(trace, 2)?.messages).toEqual([
-      { role: "user", content: "Read notes.txt" },
-      { role: "assistant", content: [{ type: "text", text: "Part one." }] },
-    ]);
-    // the history merged the continuation into that assistant message afterwards
-    expect(messages.at(-1)).toEqual({
-      role: "assistant",
-      content: [
-        { type: "text", text: "Part one." },
-        { type: "text", text: "Part two." },
-      ],
-    });
-    expect(isValidHistory(messages)).toBe(true);
-  });
-
-  it("numbers the runs of a session and records each run's full history", async () => {
-    const { trace, results, messages } = await scriptedTrace(
-      [textReply("First answer."), textReply("Second answer.")],
-      {
-        prompts: ["first question", "second question"],
-      },
-    );
-    expect(trace.records.map((r) => [r.type, r.run])).toEqual([
-      ["iteration", 0],
-      ["result", 0],
-      ["iteration", 1],
-      ["result", 1],
-    ]);
-    const second = trace.records[2] as IterationRecord;
-    expect(second.turn).toBe(1);
-    // the second run's request extends the first run's
-    expect(second.request).toMatchObject({ n: 2, base: 1, keep: 1 });
-    expect(requestOf(trace, 2)?.messages).toEqual([
-      { role: "user", content: "first question" },
-      { role: "assistant", content: [{ type: "text", text: "First answer." }] },
-      { role: "user", content: "second question" },
-    ]);
-    expect(results.map((r) => r.finalText)).toEqual(["First answer.", "Second answer."]);
-    expect(isValidHistory(messages)).toBe(true);
-  });
-
-  it("sends the same requests and returns the same result with or without a trace", async () => {
-    const script = () => [reply([toolUse("read_file", { path: "notes.txt" })]), textReply("Done.")];
-    const traced = await scriptedTrace(script());
-    const plain = new ScriptedModel({ script: script() });
-    const messages: MessageParam[] = [{ role: "user", content: "Read notes.txt" }];
-    const result = await agentLoop(plain.client(), messages, { model: "test-model", cwd: traced.cwd });
-    expect(plain.requests.map((r) => r.body)).toEqual(traced.model.requests.map((r) => r.body));
-    expect(result).toEqual(traced.results[0]);
-    expect(messages).toEqual(traced.messages);
-    expect(isValidHistory(messages)).toBe(true);
-  });
-
-  it("writes nothing without a trace", async () => {
-    const cwd = mkdtempSync(join(tmpdir(), "s03-loop-"));
-    const home = mkdtempSync(join(tmpdir(), "s03-home-"));
-    vi.stubEnv("HARNESS_HOME", home);
-    vi.stubEnv("HARNESS_TRACE_DIR", "");
-    try {
-      const model = new ScriptedModel({ script: [textReply("Hi.")] });
-      const messages: MessageParam[] = [{ role: "user", content: "hi" }];
-      const result = await agentLoop(model.client(), messages, { model: "m", cwd });
-      expect(result.stopReason).toBe("final_answer");
-      expect(readdirSync(cwd)).toEqual([]);
-      expect(readdirSync(home)).toEqual([]);
-      expect(isValidHistory(messages)).toBe(true);
-    } finally {
-      vi.unstubAllEnvs();
-    }
-  });
-
-  it("has each record on disk before the next model call is sent", async () => {
-    const cwd = mkdtempSync(join(tmpdir(), "s03-loop-"));
-    const writer = new TraceWriter("ordered", traceFolder(), []);
-    const linesSeenAtCall: number[] = [];
-    const replies = [reply([toolUse("read_file", { path: "a" })]), reply([toolUse("read_file", { path: "b" })])];
-    // the model notes what is on disk as each request reaches it
-    const model = new ScriptedModel({
-      brain: () => {
-        linesSeenAtCall.push(existsSync(writer.path) ? readFileSync(writer.path, "utf8").split("\n").length - 1 : 0);
-        return replies.shift() ?? textReply("Done.");
-      },
-    });
-    const messages: MessageParam[] = [{ role: "user", content: "go" }];
-    await agentLoop(model.client(), messages, {
-      model: "m",
-      cwd,
-      trace: writer,
-      tools: toolMap([readFileTool]),
-    });
-    expect(linesSeenAtCall).toEqual([0, 1, 2]);
-    expect(readTrace(writer.path).records.map((r) => r.type)).toEqual([
-      "iteration",
-      "iteration",
-      "iteration",
-      "result",
-    ]);
-    expect(isValidHistory(messages)).toBe(true);
-  });
-});
-
-describe("agentLoop's trace file", () => {
-  const openFiles = () => readdirSync("/dev/fd").length;
-
-  it.each([
-    ["returns", textReply("Done.")],
-    ["throws", { kind: "http_error", status: 400, message: "messages: bad" } as ScriptStep],
-  ])("is open while a run writes to it and closed when the run %s", async (_, last) => {
-    const cwd = mkdtempSync(join(tmpdir(), "s03-fd-"));
-    const writer = new TraceWriter("fd", traceFolder(), []);
-    const replies = [reply([toolUse("read_file", { path: "x" })]), last];
-    const seen: number[] = []; // files open as each request reaches the model
-    const model = new ScriptedModel({
-      brain: () => {
-        seen.push(openFiles());
-        return replies.shift() ?? textReply("Done.");
-      },
-    });
-    const before = openFiles();
-    const run = agentLoop(model.client({ maxRetries: 0 }), [{ role: "user", content: "go" }], {
-      model: "m",
-      cwd,
-      trace: writer,
-      tools: toolMap([readFileTool]),
-    });
-    await run.catch(() => undefined);
-    expect(readTrace(writer.path).records.map((r) => r.type)).toEqual(
-      last.kind === "reply" ? ["iteration", "iteration", "result"] : ["iteration", "error"],
-    );
-    expect(seen).toEqual([before, before + 1]); // the first record was written before the second request
-    expect(openFiles()).toBe(before);
-  });
-});
-
-describe("agentLoop's trace on every way out of the loop", () => {
-  type Exit = {
-    script: ScriptStep[];
-    options?: Partial<AgentLoopOptions>;
-    /** Abort the run from the observer, at this point. */
-    abortAt?: "start" | "modelCall" | "text" | "toolCall" | "turn";
-    stopReason?: StopReason;
-    /** The run throws instead of returning. */
-    throws?: boolean;
-    /** Model calls that completed: each must be recorded. */
-    completed: number;
-  };
-  const tools = toolMap([waitTool, readFileTool]);
-  const exits: Record<string, Exit> = {
-    final_answer: {
-      script: [reply([toolUse("read_file", { path: "notes.txt" })]), textReply("Done.")],
-      stopReason: "final_answer",
-      completed: 2,
-    },
-    max_tokens: {
-      script: [reply([text("Cut"), toolUse("read_file", { path: "notes.txt" })], { stopReason: "max_tokens" })],
-      stopReason: "max_tokens",
-      completed: 1,
-    },
-    refusal: { script: [textReply("No.", { stopReason: "refusal" })], stopReason: "final_answer", completed: 1 },
-    max_turns: {
-      script: [reply([toolUse("read_file", { path: "notes.txt" })]), reply([toolUse("wait", { label: "x" })])],
-      options: { maxTurns: 2 },
-      stopReason: "max_turns",
-      completed: 2,
-    },
-    "aborted before the first model call": {
-      script: [textReply("Never sent.")],
-      abortAt: "start",
-      stopReason: "aborted",
-      completed: 0,
-    },
-    "aborted while waiting for the model": {
-      script: [reply([toolUse("read_file", { path: "notes.txt" })]), { kind: "hang" }],
-      abortAt: "modelCall",
-      stopReason: "aborted",
-      completed: 1,
-    },
-    "aborted mid-stream": {
-      script: [reply([text(`${"word ".repeat(40)}end`)], { eventDelayMs: 5 })],
-      abortAt: "text",
-      stopReason: "aborted",
-      completed: 0,
-    },
-    "aborted while tools run": {
-      script: [reply([toolUse("wait", { label: "long", forever: true })])],
-      abortAt: "toolCall",
-      stopReason: "aborted",
-      completed: 1,
-    },
-    "aborted after a pause_turn": {
-      script: [reply([text("Part one.")], { stopReason: "pause_turn" }), textReply("Never sent.")],
-      abortAt: "turn",
-      stopReason: "aborted",
-      completed: 1,
-    },
-    "a stream that fails": {
-      script: [reply([toolUse("read_file", { path: "notes.txt" })]), { kind: "cut", afterEvents: 3 }],
-      throws: true,
-      completed: 1,
-    },
-    "a model call refused by the API": {
-      script: [{ kind: "http_error", status: 400, message: "messages: bad" }],
-      throws: true,
-      completed: 0,
-    },
-  };
-
-  const exitCases = Object.entries(exits);
-  it.each(exitCases)("%s: every completed iteration, then the run's end", async (_, exit) => {
-    const cwd = mkdtempSync(join(tmpdir(), "s03-exit-"));
-    const model = new ScriptedModel({ script: exit.script });
-    const writer = new TraceWriter("exit", traceFolder(), []);
-    const controller = new AbortController();
-    // at once after a turn (before the loop goes round), a moment later elsewhere (once the call is under way)
-    const abort = (at: Exit["abortAt"]) => () => {
-      if (exit.abortAt !== at) return;
-      if (at === "turn") controller.abort();
-      else setImmediate(() => controller.abort());
-    };
-    if (exit.abortAt === "start") controller.abort();
-    const messages: MessageParam[] = [{ role: "user", content: "go" }];
-    const run = agentLoop(model.client({ maxRetries: 0 }), messages, {
-      model: "m",
-      cwd,
-      tools,
-      trace: writer,
-      signal: controller.signal,
-      observer: {
-        modelCall: (n) => (n === 2 || exit.script.length === 1 ? abort("modelCall")() : undefined),
-        text: abort("text"),
-        toolCall: abort("toolCall"),
-        turn: abort("turn"),
-      },
-      ...exit.options,
-    });
-    let result: AgentLoopResult<StopReason> | undefined;
-    if (exit.throws) await expect(run).rejects.toThrow();
-    else result = await run;
-
-    const trace = readTrace(writer.path);
-    expect(trace.skippedLines).toBe(0);
-    expect(trace.records.slice(0, exit.completed).map((r) => r.type)).toEqual(
-      Array.from({ length: exit.completed }, () => "iteration"),
-    );
-    expect(trace.records).toHaveLength(exit.completed + 1);
-    const end = trace.records.at(-1);
-    if (exit.throws) {
-      expect(end).toMatchObject({ type: "error", turn: exit.completed + 1 });
-    } else {
-      expect(result?.stopReason).toBe(exit.stopReason);
-      expect(end).toEqual({ type: "result", version: 2, traceId: "exit", run: 0, at: expect.any(String), result });
-    }
-    // every recorded request reads back as the model received it
-    for (const { n, json } of rebuilt(trace)) expect(json).toBe(received(model, n - 1));
-    expect(isValidHistory(messages)).toBe(true);
-  });
-});
-
-describe("agentLoop with a traceId", () => {
-  it("writes <traceId>.jsonl in the project's trace directory, outside cwd", async () => {
-    const cwd = mkdtempSync(join(tmpdir(), "s03-traceid-"));
-    const home = mkdtempSync(join(tmpdir(), "s03-home-"));
-    const model = new ScriptedModel({ script: [reply([toolUse("glob", { pattern: "*" })]), textReply("done")] });
-    const messages: MessageParam[] = [{ role: "user", content: "go" }];
-    vi.stubEnv("HARNESS_HOME", home);
-    vi.stubEnv("HARNESS_TRACE_DIR", "");
-    try {
-      await agentLoop(model.client(), messages, { model: "m", cwd, traceId: "by-id" });
-      const path = join(traceDir(cwd), "by-id.jsonl");
-      expect(path.startsWith(join(home, "projects"))).toBe(true);
-      const trace = readTrace(path);
-      expect(trace.records.map((r) => r.type)).toEqual(["iteration", "iteration", "result"]);
-      expect(readdirSync(cwd)).toEqual([]);
-    } finally {
-      vi.unstubAllEnvs();
-    }
-    expect(isValidHistory(messages)).toBe(true);
+  it("ends a run that returns with end, holding the result it returns, and tells no model_error", async () => {
+    const { ended, events } = await run([reply([toolUse("read_file", { path: "x" })]), textReply("Done.")]);
+    expect(events.at(-1)).toEqual({ type: "end", result: "result" in ended ? ended.result : undefined });
+    expect(events.filter((e) => e.type === "end")).toHaveLength(1);
+    expect(events.some((e) => e.type === "model_error")).toBe(false);
   });
 });

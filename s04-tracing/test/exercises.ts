@@ -8,9 +8,9 @@ export const exercises = [
   {
     // the iteration in progress written only when the run ends with an answer: every other exit loses it
     id: 1,
-    file: "src/run-recorder.ts",
-    find: "    this.open?.write();\n    this.open = undefined;",
-    replace: '    if (result.stopReason === "final_answer") this.open?.write();\n    this.open = undefined;',
+    file: "src/trace-recorder.ts",
+    find: '      case "end":\n        this.writeOpen();',
+    replace: '      case "end":\n        if (traced.result.stopReason === "final_answer") this.writeOpen();',
     test: "every completed iteration, then the run's end",
     expect: "fail",
   },

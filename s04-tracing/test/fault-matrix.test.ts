@@ -2,30 +2,21 @@
  * The shared fault matrix against s04's loop: s03's streaming behaviour, and a trace that reads
  * back whatever the fault, one record per completed iteration, ending in a result or an error.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { FAULT_CASES, type FaultMatrixLoop, faultCaseMismatches, runFaultCase } from "@harness/scripted-model";
 import { isValidHistory } from "@harness/shared";
-import { afterAll, describe, expect, it } from "vitest";
-import { agentLoop } from "../src/agent-loop.ts";
+import { describe, expect, it } from "vitest";
 import { readTrace, sentRequests } from "../src/viewer/read-trace.ts";
-import { TraceWriter } from "../src/trace-writer.ts";
-
-const traceDirs: string[] = [];
-afterAll(() => {
-  for (const dir of traceDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+import { testTrace, tracedRun } from "./scripted-trace.ts";
 
 describe("agentLoop under the fault matrix, traced", () => {
   it.each(FAULT_CASES.map((fault) => [fault.name, fault] as const))(
     "meets %s as the matrix says, runs no partial tool call, keeps a valid history and a readable trace",
     async (_, fault) => {
-      const dir = mkdtempSync(join(tmpdir(), "s03-fault-traces-"));
-      traceDirs.push(dir);
-      const writer = new TraceWriter("fault", dir, []);
+      // the trace as main.ts wires it: a listener on the loop's events, the run ended when it throws
+      const traced = testTrace("fault");
+      const { writer } = traced;
       const loop: FaultMatrixLoop = (client, messages, cwd) =>
-        agentLoop(client, messages, { model: "test-model", cwd, bashTimeoutMs: 10_000, trace: writer });
+        tracedRun(client, messages, { model: "test-model", cwd, bashTimeoutMs: 10_000 }, traced);
 
       const outcome = await runFaultCase(fault, loop);
       expect(faultCaseMismatches(fault, "streaming", outcome)).toEqual([]);

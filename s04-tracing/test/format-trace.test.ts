@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { IterationRecord, TraceRecord } from "../src/trace-record.ts";
 import { formatList, formatShow } from "../src/viewer/format-trace.ts";
 import type { LoadedTrace, TraceSummary } from "../src/viewer/read-trace.ts";
-import type { IterationRecord, TraceRecord } from "../src/trace-record.ts";
 
 const summary = (over: Partial<TraceSummary>): TraceSummary => ({
   id: "id",

@@ -31,11 +31,11 @@ import {
 import { historyProblems, isValidHistory } from "@harness/shared";
 import { cleanUpAfter, runInProcess } from "@harness/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { formatShow } from "../src/viewer/format-trace.ts";
 import { main } from "../src/main.ts";
-import { type LoadedTrace, readTrace, requestOf, sentRequests, summariseTrace } from "../src/viewer/read-trace.ts";
 import type { IterationRecord, ResultRecord } from "../src/trace-record.ts";
 import { traceDir } from "../src/trace-writer.ts";
+import { formatShow } from "../src/viewer/format-trace.ts";
+import { type LoadedTrace, readTrace, requestOf, sentRequests, summariseTrace } from "../src/viewer/read-trace.ts";
 
 const MAIN = join(REPO_ROOT, "s04-tracing", "src", "main.ts");
 const README = "# Demo\n\nA small project.\n\n## Usage\n\nRun it.\n";
@@ -107,8 +107,8 @@ async function run(args: string[], env: NodeJS.ProcessEnv = cleanEnv()) {
 }
 
 /** Run the CLI to the end in this process, as `run` runs it in a child. */
-function runHere(args: string[], env: NodeJS.ProcessEnv = cleanEnv()) {
-  return runInProcess(main, args, env);
+function runHere(args: string[], env: NodeJS.ProcessEnv = cleanEnv(), input = "") {
+  return runInProcess(main, args, env, input);
 }
 
 function exited(child: ChildProcess): Promise<number | null> {
@@ -232,23 +232,26 @@ describe("pnpm s04 --trace", () => {
     const cwd = workdir();
     mkdirSync(join(cwd, "src"));
     writeFileSync(join(cwd, "src", "app.ts"), "// TODO: handle errors\nexport const answer = 42;\n");
-    const env = cleanEnv();
+    const search = () => [reply([toolUse("grep", { pattern: "TODO" })]), textReply("One TODO, in src/app.ts.")];
+    const model = new ScriptedModel({ script: [...search(), ...search()] });
+    const server = await scriptedServer(model);
+    const env = cleanEnv({ ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url });
     const prompt = "Find the TODO comments in this repository";
-    const answers: string[] = [];
     for (const id of ["first", "second"]) {
-      const { code, stdout } = await runHere(["--offline", "--json", `--trace=${id}`, "--cwd", cwd, prompt], env);
+      const { code } = await runHere([`--trace=${id}`, "--cwd", cwd, prompt], env);
       expect(code).toBe(0);
-      answers.push(JSON.parse(stdout.trimEnd().split("\n").at(-1) ?? "").finalText);
     }
     // the first trace holds the word the search looks for, many times over...
     const first = readFileSync(tracePathFor(cwd, env, "first"), "utf8");
     expect(first.split("TODO").length).toBeGreaterThan(3);
     // ...and the second search found the one comment in the project, and nothing of the trace
-    const expected = "I found 1 TODO/FIXME comment:\n- src/app.ts:1: // TODO: handle errors";
-    expect(answers).toEqual([expected, expected]);
-    const [search] = (readTrace(tracePathFor(cwd, env, "second")).records[0] as IterationRecord).toolCalls;
-    expect(search).toMatchObject({ name: "grep", isError: false });
-    expect(search.result).not.toMatch(/jsonl|traces/);
+    const searches = ["first", "second"].map(
+      (id) => (readTrace(tracePathFor(cwd, env, id)).records[0] as IterationRecord).toolCalls[0],
+    );
+    for (const found of searches) {
+      expect(found).toMatchObject({ name: "grep", isError: false });
+      expect(found.result).toBe("src/app.ts:1: // TODO: handle errors");
+    }
     expect(readdirSync(cwd).sort()).toEqual(["README.md", "src"]);
   }, 60_000);
 
@@ -384,6 +387,27 @@ describe("pnpm s04 --trace", () => {
       message: expect.stringMatching(/something is wrong/),
     });
     expect(summariseTrace(trace).stopReason).toBe("error");
+    expect(sentValidHistories(trace)).toBe(true);
+  }, 60_000);
+
+  it("numbers the run after a failed one in a REPL as the next run, in the same trace", async () => {
+    const model = new ScriptedModel({
+      script: [{ kind: "http_error", status: 400, message: "messages: something is wrong" }, textReply("Back again.")],
+    });
+    const server = await scriptedServer(model);
+    const cwd = workdir();
+    const env = cleanEnv({ ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.url });
+    const { code, stdout, stderr } = await runHere(["--trace=repl", "--cwd", cwd], env, "first\nsecond\n");
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/s04: error: the API answered 400/);
+    expect(stdout).toContain("Back again.");
+    expect(stdout.match(/trace repl → /g)).toHaveLength(2);
+    const trace = readTrace(tracePathFor(cwd, env, "repl"));
+    expect(trace.records.map((r) => [r.type, r.run])).toEqual([
+      ["error", 0],
+      ["iteration", 1],
+      ["result", 1],
+    ]);
     expect(sentValidHistories(trace)).toBe(true);
   }, 60_000);
 

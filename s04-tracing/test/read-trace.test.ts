@@ -1,10 +1,11 @@
-import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { reply, ScriptedModel, text, textReply, toolUse } from "@harness/scripted-model";
 import { isValidHistory } from "@harness/shared";
 import { describe, expect, it } from "vitest";
-import { agentLoop } from "../src/agent-loop.ts";
+import type { IterationRecord } from "../src/trace-record.ts";
+import { TraceRecorder } from "../src/trace-recorder.ts";
+import { TraceWriter } from "../src/trace-writer.ts";
 import {
   listTraces,
   promptOf,
@@ -15,15 +16,13 @@ import {
   summariseTrace,
   tracePath,
 } from "../src/viewer/read-trace.ts";
-import type { IterationRecord } from "../src/trace-record.ts";
-import { TraceWriter } from "../src/trace-writer.ts";
-import { scriptedTrace } from "./scripted-trace.ts";
+import { scriptedTrace, tempDir as tempDirNamed, tracedRun } from "./scripted-trace.ts";
 
 /** Each request of a trace rebuilt, as JSON. */
 const rebuiltJson = (trace: ReturnType<typeof readTrace>) =>
   [...sentRequests(trace)].map(({ request }) => JSON.stringify(request));
 
-const tempDir = () => mkdtempSync(join(tmpdir(), "s03-read-"));
+const tempDir = () => tempDirNamed("s04-read-");
 
 describe("readTrace", () => {
   it("reads every record in file order, and names the trace after its file", async () => {
@@ -100,7 +99,8 @@ describe("readTrace", () => {
       const again = new TraceWriter("reopened", dir, []);
       expect(again.run).toBe(1);
       const model = new ScriptedModel({ script: [textReply("Again.")] });
-      await agentLoop(model.client(), [{ role: "user", content: "again" }], { model: "m", cwd: dir, trace: again });
+      const traced = { writer: again, recorder: new TraceRecorder(again) };
+      await tracedRun(model.client(), [{ role: "user", content: "again" }], { model: "m", cwd: dir }, traced);
       const trace = readTrace(again.path);
       const second = trace.records.find((r): r is IterationRecord => r.type === "iteration" && r.run === 1);
       expect(second?.request).toMatchObject({ n: 2, keep: 0 });

@@ -1,25 +1,20 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { reply, ScriptedModel, text, textReply, toolUse } from "@harness/scripted-model";
 import { isValidHistory } from "@harness/shared";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { agentLoop } from "../src/agent-loop.ts";
+import { describe, expect, it } from "vitest";
+import { secretsOf } from "../src/flags.ts";
+import { REDACTED, redactLine } from "../src/redact.ts";
 import { readTrace } from "../src/viewer/read-trace.ts";
-import { knownSecrets, REDACTED, redactLine } from "../src/redact.ts";
-import { TraceWriter } from "../src/trace-writer.ts";
+import { tempDir, testTrace, tracedRun } from "./scripted-trace.ts";
 
 /** The prefix of an Anthropic key, split so no secret scanner takes these fakes for real keys. */
 const FAKE = ["sk", "ant", ""].join("-");
 
-afterEach(() => {
-  vi.unstubAllEnvs();
-});
-
-describe("knownSecrets", () => {
+describe("secretsOf (what main.ts gives the trace to redact)", () => {
   it("holds the API key and the auth token of the environment", () => {
-    const secrets = knownSecrets({
+    const secrets = secretsOf({
       ANTHROPIC_API_KEY: "key-from-the-shell-1",
       ANTHROPIC_AUTH_TOKEN: "token-from-shell-2",
     });
@@ -28,15 +23,16 @@ describe("knownSecrets", () => {
   });
 
   it("holds every variable named as a key, another provider's too, and no other", () => {
-    const secrets = knownSecrets({ OPENAI_API_KEY: "openai-key-value-3", HOME: "/home/someone-long" });
-    expect(secrets).toEqual(["openai-key-value-3"]);
+    const secrets = secretsOf({ OPENAI_API_KEY: "openai-key-value-3", HOME: "/home/someone-long" });
+    expect(secrets).toContain("openai-key-value-3");
+    expect(secrets).not.toContain("/home/someone-long");
   });
 
   it("ignores values shorter than 8 characters, which would blank out ordinary words", () => {
-    const secrets = knownSecrets({ ANTHROPIC_API_KEY: "test", ANTHROPIC_AUTH_TOKEN: "1234567" });
+    const secrets = secretsOf({ ANTHROPIC_API_KEY: "test", ANTHROPIC_AUTH_TOKEN: "1234567" });
     expect(secrets).not.toContain("test");
     expect(secrets).not.toContain("1234567");
-    expect(knownSecrets({ ANTHROPIC_API_KEY: "12345678" })).toContain("12345678");
+    expect(secretsOf({ ANTHROPIC_API_KEY: "12345678" })).toContain("12345678");
   });
 });
 
@@ -73,8 +69,7 @@ describe("redaction in a traced run", () => {
   it("keeps the environment's key and key-shaped text out of the trace file, in prompts and tool output", async () => {
     const apiKey = "sk-live-test-0123456789abcdef";
     const shaped = `${FAKE}api03-LeakedInAPrompt_0123456789`;
-    vi.stubEnv("ANTHROPIC_API_KEY", apiKey);
-    const cwd = mkdtempSync(join(tmpdir(), "s03-redact-"));
+    const cwd = tempDir("s04-redact-");
     writeFileSync(join(cwd, "config.env"), `ANTHROPIC_API_KEY=${apiKey}\nOTHER=${shaped}\n`);
     const model = new ScriptedModel({
       script: [
@@ -82,10 +77,15 @@ describe("redaction in a traced run", () => {
         textReply(`The file holds ${apiKey} and ${shaped}.`),
       ],
     });
-    const traces = join(mkdtempSync(join(tmpdir(), "s03-redact-traces-")), "traces");
-    const writer = new TraceWriter("redacted", traces); // default: the environment's secrets
+    // the environment's secrets, as main.ts gives them to the writer
+    const traced = testTrace(
+      "redacted",
+      join(tempDir("s04-redact-traces-"), "traces"),
+      secretsOf({ ANTHROPIC_API_KEY: apiKey }),
+    );
+    const { writer } = traced;
     const messages: MessageParam[] = [{ role: "user", content: `My key is ${apiKey}, and this one: ${shaped}` }];
-    await agentLoop(model.client(), messages, { model: "m", cwd, trace: writer });
+    await tracedRun(model.client(), messages, { model: "m", cwd }, traced);
 
     // the loop itself is unchanged: the model did get the file's content
     expect(JSON.stringify(model.requests[1].body.messages)).toContain(apiKey);

@@ -15,7 +15,7 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LoadedTrace } from "../src/viewer/read-trace.ts";
 import { renderTraceHtml } from "../src/viewer/render-html.ts";
-import { type ScriptedTrace, scriptedTrace } from "./scripted-trace.ts";
+import { type ScriptedTrace, scriptedTrace, tempDir } from "./scripted-trace.ts";
 
 const BROWSER = findTestBrowser();
 const INJECTION = '</script><b id="injected">not markup</b>';
@@ -78,7 +78,7 @@ describe.skipIf(!BROWSER)("the trace viewer in a browser", () => {
   let profile: string;
 
   beforeAll(async () => {
-    profile = mkdtempSync(join(tmpdir(), "s03-chromium-"));
+    profile = mkdtempSync(join(tmpdir(), "s04-chromium-"));
     // a fresh profile; Playwright takes it as an argument here rather than as --user-data-dir
     context = await chromium.launchPersistentContext(profile, {
       executablePath: BROWSER,
@@ -96,7 +96,7 @@ describe.skipIf(!BROWSER)("the trace viewer in a browser", () => {
   async function open(
     trace: LoadedTrace,
   ): Promise<{ page: Page; url: string; blocked: string[]; requested: string[] }> {
-    const file = join(mkdtempSync(join(tmpdir(), "s03-view-")), `${trace.id}.html`);
+    const file = join(tempDir("s04-view-"), `${trace.id}.html`);
     writeFileSync(file, renderTraceHtml(trace));
     const url = pathToFileURL(file).href;
     const page = await context.newPage();

@@ -1,16 +1,11 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { reply, ScriptedModel, text, textReply, toolUse } from "@harness/scripted-model";
 import { isValidHistory } from "@harness/shared";
 import { describe, expect, it } from "vitest";
-import { agentLoop } from "../src/agent-loop.ts";
+import type { IterationRecord, ResultRecord } from "../src/trace-record.ts";
 import { type LoadedTrace, readTrace } from "../src/viewer/read-trace.ts";
 import { type OtlpSpan, toOtlp } from "../src/viewer/to-otlp.ts";
-import type { IterationRecord, ResultRecord } from "../src/trace-record.ts";
-import { TraceWriter } from "../src/trace-writer.ts";
-import { scriptedTrace } from "./scripted-trace.ts";
+import { scriptedTrace, tempDir, testTrace, tracedRun } from "./scripted-trace.ts";
 
 type Document = {
   resourceSpans: {
@@ -144,17 +139,17 @@ describe("toOtlp", () => {
   });
 
   it("marks a run that ended in a failed model call, with a chat span for the failed call", async () => {
-    const cwd = mkdtempSync(join(tmpdir(), "s03-otlp-"));
+    const cwd = tempDir("s04-otlp-");
     const model = new ScriptedModel({
       script: [
         reply([toolUse("glob", { pattern: "*" })]),
         { kind: "http_error", status: 400, message: "messages: something is off" },
       ],
     });
-    const writer = new TraceWriter("failed", mkdtempSync(join(tmpdir(), "s03-otlp-traces-")), []);
+    const traced = testTrace("failed");
     const messages: MessageParam[] = [{ role: "user", content: "go" }];
-    await expect(agentLoop(model.client(), messages, { model: "m", cwd, trace: writer })).rejects.toThrow();
-    const spans = spansOf(readTrace(writer.path));
+    await expect(tracedRun(model.client(), messages, { model: "m", cwd }, traced)).rejects.toThrow();
+    const spans = spansOf(readTrace(traced.writer.path));
     expect(spans.map((s) => s.name)).toEqual(["invoke_agent harness-course", "chat m", "execute_tool glob", "chat m"]);
     const [run, , , failedChat] = spans;
     expect(run.status.code).toBe(2);
@@ -166,12 +161,12 @@ describe("toOtlp", () => {
   });
 
   it("exports a run whose very first model call failed", async () => {
-    const cwd = mkdtempSync(join(tmpdir(), "s03-otlp-"));
+    const cwd = tempDir("s04-otlp-");
     const model = new ScriptedModel({ script: [{ kind: "http_error", status: 400 }] });
-    const writer = new TraceWriter("first-fails", mkdtempSync(join(tmpdir(), "s03-otlp-traces-")), []);
+    const traced = testTrace("first-fails");
     const messages: MessageParam[] = [{ role: "user", content: "go" }];
-    await expect(agentLoop(model.client(), messages, { model: "m", cwd, trace: writer })).rejects.toThrow();
-    const spans = spansOf(readTrace(writer.path));
+    await expect(tracedRun(model.client(), messages, { model: "m", cwd }, traced)).rejects.toThrow();
+    const spans = spansOf(readTrace(traced.writer.path));
     expect(spans.map((s) => [s.name, s.status.code])).toEqual([
       ["invoke_agent harness-course", 2],
       ["chat m", 2],

@@ -1,6 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, symlinkSync } from "node:fs";
 import { join, relative } from "node:path";
 import { Writable } from "node:stream";
 import { REPO_ROOT } from "@harness/cli";
@@ -9,10 +8,10 @@ import { isValidHistory } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { projectSlug } from "../src/harness-data-dir.ts";
 import { runTraceCli } from "../src/viewer/trace-cli.ts";
-import { scriptedTrace } from "./scripted-trace.ts";
+import { scriptedTrace, tempDir } from "./scripted-trace.ts";
 
 /** A HARNESS_HOME that holds nothing, so no test reads or writes the real ~/.harness. */
-const EMPTY_HOME = mkdtempSync(join(tmpdir(), "s03-cli-home-"));
+const EMPTY_HOME = tempDir("s04-cli-home-");
 
 /** Run the tracer with captured output; `env` replaces the process environment. */
 function trace(argv: string[], env: NodeJS.ProcessEnv = {}) {
@@ -40,7 +39,7 @@ function trace(argv: string[], env: NodeJS.ProcessEnv = {}) {
 
 /** One finished trace of the project in `cwd`, where traceDir puts it for HARNESS_HOME `home`. */
 async function oneTrace() {
-  const home = mkdtempSync(join(tmpdir(), "s03-cli-home-"));
+  const home = tempDir("s04-cli-home-");
   const run = await scriptedTrace(
     [reply([toolUse("read_file", { path: "notes.txt" })]), textReply("It says alpha and beta.")],
     { traceId: "20260304-050607-abc123", prompts: ["What does notes.txt say?"], home },
@@ -65,7 +64,7 @@ describe("runTraceCli", () => {
 
   it("reads the traces of the project pnpm was started from, of --cwd, of HARNESS_TRACE_DIR or of --dir", async () => {
     const { dir, cwd, home } = await oneTrace();
-    const elsewhere = mkdtempSync(join(tmpdir(), "s03-cli-"));
+    const elsewhere = tempDir("s04-cli-");
     const listed = (argv: string[], env: NodeJS.ProcessEnv) => trace(["list", ...argv], env).stdout;
     expect(dir).toBe(join(home, "projects", projectSlug(cwd), "traces"));
     expect(listed([], { INIT_CWD: cwd, HARNESS_HOME: home })).toContain("20260304-050607-abc123");
@@ -90,7 +89,7 @@ describe("runTraceCli", () => {
   });
 
   it("says there are no traces yet, successfully, for an empty directory", () => {
-    const { code, stdout } = trace(["list", "--dir", mkdtempSync(join(tmpdir(), "s03-cli-"))]);
+    const { code, stdout } = trace(["list", "--dir", tempDir("s04-cli-")]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^No traces yet\./);
   });
@@ -193,9 +192,9 @@ describe("runTraceCli", () => {
   });
 
   it("runs as a script even from a path with a space, reached through a link", () => {
-    const linked = join(mkdtempSync(join(tmpdir(), "s03-cli-")), "my harness");
+    const linked = join(tempDir("s04-cli-"), "my harness");
     symlinkSync(join(REPO_ROOT, "s04-tracing", "src"), linked);
-    const empty = mkdtempSync(join(tmpdir(), "s03-cli-"));
+    const empty = tempDir("s04-cli-");
     const child = spawnSync(
       process.execPath,
       ["--import", "tsx", join(linked, "viewer", "trace-cli.ts"), "list", "--dir", empty],

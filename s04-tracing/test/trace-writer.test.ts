@@ -1,16 +1,19 @@
-import { appendFileSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { ScriptedModel, textReply } from "@harness/scripted-model";
 import { isValidHistory } from "@harness/shared";
 import { describe, expect, it } from "vitest";
-import { agentLoop } from "../src/agent-loop.ts";
-import { readTrace } from "../src/viewer/read-trace.ts";
 import { isValidTraceId, type ResultRecord } from "../src/trace-record.ts";
+import { TraceRecorder } from "../src/trace-recorder.ts";
 import { newTraceId, TraceWriter, traceDir } from "../src/trace-writer.ts";
+import { readTrace } from "../src/viewer/read-trace.ts";
+import { tempDir as tempDirNamed, tracedRun } from "./scripted-trace.ts";
 
-const tempDir = () => mkdtempSync(join(tmpdir(), "s03-writer-"));
+const tempDir = () => tempDirNamed("s04-writer-");
+/** A writer and its recorder, as openTrace makes them. */
+const traced = (writer: TraceWriter) => ({ writer, recorder: new TraceRecorder(writer) });
 
 const resultRecord = (traceId: string, run: number, finalText: string): ResultRecord => ({
   type: "result",
@@ -108,13 +111,13 @@ describe("TraceWriter", () => {
     const model = new ScriptedModel({ script: [textReply("One."), textReply("Two.")] });
     const first = new TraceWriter("reused", dir, []);
     const earlier: MessageParam[] = [{ role: "user", content: "one" }];
-    await agentLoop(model.client(), earlier, { model: "m", cwd: dir, trace: first });
+    await tracedRun(model.client(), earlier, { model: "m", cwd: dir }, traced(first));
     expect(isValidHistory(earlier)).toBe(true);
     const before = readFileSync(first.path);
 
     const second = new TraceWriter("reused", dir, []);
     const messages: MessageParam[] = [{ role: "user", content: "two" }];
-    await agentLoop(model.client(), messages, { model: "m", cwd: dir, trace: second });
+    await tracedRun(model.client(), messages, { model: "m", cwd: dir }, traced(second));
     const after = readFileSync(second.path);
     expect(after.subarray(0, before.length).equals(before)).toBe(true);
     const trace = readTrace(second.path);

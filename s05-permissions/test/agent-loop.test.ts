@@ -1,15 +1,22 @@
 /**
- * s05's loop on the scripted model: every call passes the check, a refused call is a result the
- * model reads, the loop goes on, the history stays valid, and the trace records what happened.
+ * s05's loop on the scripted model, with the permission gate built as main.ts builds it (the rules
+ * and the mode read from the options and the settings, `permissionGate` handed in as `runCall`):
+ * every call passes the gate, a refused call is a result the model reads, the loop goes on, the
+ * history stays valid, and s04's trace records what happened.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MessageParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
-import { type IterationRecord, readTrace, TraceWriter } from "@harness/s04-tracing";
+import { parseCliArgs } from "@harness/cli";
+import type { CallRunner } from "@harness/s02-tool-dispatch";
+import { sendStreamed } from "@harness/s03-streaming";
+import { type IterationRecord, readTrace, TraceRecorder, TraceWriter } from "@harness/s04-tracing";
 import { reply, ScriptedModel, type ScriptStep, text, textReply, toolUse } from "@harness/scripted-model";
 import { appendUserText, isValidHistory } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { type AgentLoopOptions, agentLoop } from "../src/agent-loop.ts";
+import { PERMISSION_FLAGS, readPermissions } from "../src/flags.ts";
+import { type AskPermission, permissionGate } from "../src/permission-gate.ts";
 import { settingsFor, tempProject } from "./temp-project.ts";
 
 /** The tool results of the user message after the assistant turn `n` (from 0). */
@@ -18,26 +25,34 @@ function resultsAfter(messages: MessageParam[], n: number): ToolResultBlockParam
   return messages[assistant + 1].content as ToolResultBlockParam[];
 }
 
+/** The gate main.ts builds for a project in `cwd` and these options (`--permission-mode M`, `--allow R`, ...). */
+function gateFor(cwd: string, argv: string[] = [], ask?: AskPermission): CallRunner {
+  const { settings, mode } = readPermissions(parseCliArgs([...argv, "go"], { cwd }, [...PERMISSION_FLAGS]));
+  return permissionGate({ settings, mode, ask });
+}
+
+/** One prompt through s05's loop in a project holding `files` and these settings, the gate in front of its calls. */
 async function run(
   script: ScriptStep[],
   permissions: Record<string, unknown> | undefined,
   files: Record<string, string>,
-  options: Partial<AgentLoopOptions> = {},
+  { argv, ask, ...options }: Partial<AgentLoopOptions> & { argv?: string[]; ask?: AskPermission } = {},
 ) {
-  const { cwd, settings } = settingsFor(permissions, files);
+  const { cwd } = settingsFor(permissions, files);
   const model = new ScriptedModel({ script });
   const messages: MessageParam[] = [];
   appendUserText(messages, "go");
-  const result = await agentLoop(model.client(), messages, {
+  const runCall = gateFor(cwd, argv, ask);
+  const result = await agentLoop(sendStreamed(model.client()), messages, {
     model: "test-model",
     cwd,
-    permissions: settings,
+    runCall,
     ...options,
   });
-  return { cwd, model, messages, result, settings };
+  return { cwd, model, messages, result };
 }
 
-describe("agentLoop with permissions", () => {
+describe("agentLoop with the permission gate", () => {
   it("answers a refused call with why, goes on, and the model reads the reason", async () => {
     const { cwd, model, messages, result } = await run(
       [reply([toolUse("bash", { command: "git status; rm -rf build" })]), textReply("I left build alone.")],
@@ -80,7 +95,7 @@ describe("agentLoop with permissions", () => {
     expect(isValidHistory(messages)).toBe(true);
   });
 
-  it("asks through the ask option, and without one answers no and names the rule that would allow it", async () => {
+  it("asks through the gate's ask, and without one answers no and names the rule that would allow it", async () => {
     const script = () => [reply([toolUse("bash", { command: "touch made" })]), textReply("ok")];
     const asked: string[] = [];
     const yes = await run(
@@ -111,13 +126,13 @@ describe("agentLoop with permissions", () => {
       ],
       undefined,
       { "notes.txt": "draft\n" },
-      { permissionMode: "plan", ask: async () => "yes" },
+      { argv: ["--permission-mode", "plan"], ask: async () => "yes" },
     );
     expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("draft\n");
     expect(resultsAfter(messages, 0)[0].content).toMatch(/^Error \[denied\]: refused: you are in plan mode/);
   });
 
-  it("takes the mode from the settings when no permissionMode is given", async () => {
+  it("takes the mode from the settings when no --permission-mode is given", async () => {
     const { cwd } = await run(
       [reply([toolUse("write_file", { path: "a.txt", content: "x" })]), textReply("ok")],
       { defaultMode: "acceptEdits" },
@@ -126,25 +141,41 @@ describe("agentLoop with permissions", () => {
     expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("x");
   });
 
-  it("keeps the default denies with no settings given", async () => {
-    const cwd = tempProject();
+  it("keeps the default denies with no settings given, in every mode", async () => {
+    const cwd = tempProject({ ".env": "KEY=secret\n" });
     const model = new ScriptedModel({ script: [reply([toolUse("bash", { command: "cat .env" })]), textReply("ok")] });
     const messages: MessageParam[] = [];
     appendUserText(messages, "go");
-    await agentLoop(model.client(), messages, { model: "m", cwd, permissionMode: "bypassPermissions" });
+    const runCall = gateFor(cwd, ["--permission-mode", "bypassPermissions"]);
+    await agentLoop(sendStreamed(model.client()), messages, { model: "m", cwd, runCall });
     expect(resultsAfter(messages, 0)[0].content).toMatch(/^Error \[denied\]: denied by the default rule Read/);
   });
 
+  it("runs every call with s02's dispatch when no runCall is given", async () => {
+    const cwd = tempProject();
+    const model = new ScriptedModel({ script: [reply([toolUse("bash", { command: "touch made" })]), textReply("ok")] });
+    const messages: MessageParam[] = [{ role: "user", content: "go" }];
+    await agentLoop(sendStreamed(model.client()), messages, { model: "m", cwd });
+    expect(existsSync(join(cwd, "made"))).toBe(true);
+    expect(resultsAfter(messages, 0)[0]).toMatchObject({ is_error: false });
+  });
+
   it("records the refusal in the trace, as any other result", async () => {
-    const dir = tempProject();
-    const writer = new TraceWriter("perm", dir, []);
+    const writer = new TraceWriter("perm", tempProject(), []);
+    const recorder = new TraceRecorder(writer);
     await run(
       [reply([toolUse("bash", { command: "rm -rf build" })]), textReply("ok")],
       { deny: ["Bash(rm:*)"] },
       {},
-      { trace: writer },
+      {
+        emit: recorder.record,
+      },
     );
     const [first] = readTrace(writer.path).records.filter((r) => r.type === "iteration") as IterationRecord[];
-    expect(JSON.stringify(first)).toContain("Error [denied]: denied by rule Bash(rm:*)");
+    expect(first.toolCalls[0]).toMatchObject({
+      name: "bash",
+      isError: true,
+      result: expect.stringMatching(/^Error \[denied\]: denied by rule Bash\(rm:\*\)/),
+    });
   });
 });

@@ -6,11 +6,11 @@
  */
 export const exercises = [
   {
-    // the check taken out of the loop: runToolCalls runs every call with dispatch, rm included
+    // the seam left unused: runToolCalls runs every call with dispatch, rm included
     id: 1,
     file: "src/agent-loop.ts",
-    find: "const outputs = await runToolCalls(tools, turn.toolCalls, context, timed, checked);",
-    replace: "const outputs = await runToolCalls(tools, turn.toolCalls, context, timed);",
+    find: "const outputs = await runToolCalls(tools, turn.toolCalls, context, emit, options.runCall);",
+    replace: "const outputs = await runToolCalls(tools, turn.toolCalls, context, emit);",
     test: "answers a refused call with why",
     expect: "fail",
   },
@@ -26,7 +26,7 @@ export const exercises = [
   {
     // always offered as a prefix rule for the program: one rm -rf build allows every rm
     id: 3,
-    file: "src/allow-rules.ts",
+    file: "src/rules/allow-rules.ts",
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
     find: 'rules.push(`Bash(${words.join(" ")})`);',
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal

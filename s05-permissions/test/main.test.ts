@@ -1,17 +1,47 @@
 /**
  * pnpm s05: the rules read before any model call, each refusal read by the model, a question on
- * the terminal answered yes, no or always, and s04's options still there.
+ * the terminal answered yes, no or always, and s04's options still there. One run is the offline
+ * demo, in a child process; the others show the model's replies as scripts, served on 127.0.0.1.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import { usage } from "@harness/cli";
-import { ScriptedModel, startScriptedServer, textReply } from "@harness/scripted-model";
-import { cliRunner, fakeTerminal, until } from "@harness/testkit";
+import { TRACE_FLAGS } from "@harness/s04-tracing";
+import {
+  reply,
+  ScriptedModel,
+  type ScriptStep,
+  startScriptedServer,
+  textReply,
+  toolUse,
+} from "@harness/scripted-model";
+import { cleanUpAfter, cliRunner, fakeTerminal, until } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
-import { defaultPermissionSettings, LOCAL_SETTINGS } from "../src/index.ts";
-import { main, permissionsCli, S05_OPTIONS } from "../src/main.ts";
+import { LOCAL_SETTINGS, PERMISSION_FLAGS } from "../src/index.ts";
+import { chapter, main } from "../src/main.ts";
 
 const { cleanEnv, project, runCli, runHere } = cliRunner("s05-permissions", { main });
+
+/** The scripted model with these replies, served on 127.0.0.1 until the test ends, and the environment that points the CLI at it. */
+async function serve(script: ScriptStep[]) {
+  const model = new ScriptedModel({ script });
+  const server = await startScriptedServer(model);
+  cleanUpAfter(() => server.close());
+  const connection = { ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url };
+  return { model, connection, env: cleanEnv(connection) };
+}
+
+/** The tool results the model read with request `n` (from 0). */
+function resultsRead(model: ScriptedModel, n: number): ToolResultBlockParam[] {
+  const content = model.requests[n].body.messages.at(-1)?.content;
+  return Array.isArray(content)
+    ? (content.filter((block) => block.type === "tool_result") as ToolResultBlockParam[])
+    : [];
+}
+
+/** A turn that runs `command` with bash, then an answer. */
+const runs = (command: string) => [reply([toolUse("bash", { command })]), textReply("Done.")];
 
 describe("pnpm s05", () => {
   it("leaves build/ in place when a line runs rm after an allowed git diff, and the model reads why", async () => {
@@ -36,51 +66,53 @@ describe("pnpm s05", () => {
 
   it("denies by a --deny rule, in every mode", async () => {
     const cwd = project({ "build/app.js": "x" }, { git: true });
-    const { code, stdout } = await runHere([
-      "--offline",
-      "--cwd",
-      cwd,
-      "--permission-mode",
-      "bypassPermissions",
-      "--deny",
-      "Bash(rm:*)",
-      "Run git diff && rm -rf build",
-    ]);
+    const { model, env } = await serve(runs("git diff && rm -rf build"));
+    const { code } = await runHere(
+      ["--cwd", cwd, "--permission-mode", "bypassPermissions", "--deny", "Bash(rm:*)", "Run git diff && rm -rf build"],
+      env,
+    );
     expect(code).toBe(0);
     expect(existsSync(join(cwd, "build", "app.js"))).toBe(true);
-    expect(stdout).toContain("It said: denied by rule Bash(rm:*) from --deny: the simple command `rm -rf build`");
+    expect(resultsRead(model, 1)).toMatchObject([
+      {
+        is_error: true,
+        content: expect.stringMatching(
+          /^Error \[denied\]: denied by rule Bash\(rm:\*\) from --deny: the simple command `rm -rf build`/,
+        ),
+      },
+    ]);
   }, 60_000);
 
   it("reads every --allow given, and runs the line they allow without asking", async () => {
     const cwd = project({ "build/app.js": "x" }, { git: true });
-    const { code, stdout, stderr } = await runHere([
-      "--offline",
-      "--cwd",
-      cwd,
-      "--allow",
-      "Bash(git diff:*)",
-      "--allow=Bash(rm -rf build)",
-      "Run git diff && rm -rf build",
-    ]);
+    const { model, env } = await serve(runs("git diff && rm -rf build"));
+    const { code, stderr } = await runHere(
+      ["--cwd", cwd, "--allow", "Bash(git diff:*)", "--allow=Bash(rm -rf build)", "Run git diff && rm -rf build"],
+      env,
+    );
     expect(code).toBe(0);
     expect(existsSync(join(cwd, "build"))).toBe(false);
-    expect(stdout).toContain("`git diff && rm -rf build` exited with code 0");
+    expect(resultsRead(model, 1)).toMatchObject([
+      { is_error: false, content: expect.stringContaining("[exit code 0]") },
+    ]);
     expect(stderr).not.toContain("no terminal");
   }, 60_000);
 
   it("writes nothing in plan mode, and tells the model it is planning", async () => {
     const cwd = project({ "notes.txt": "draft\n" });
-    const { code, stdout } = await runHere([
-      "--offline",
-      "--cwd",
-      cwd,
-      "--permission-mode",
-      "plan",
-      'In notes.txt, replace "draft" with "final", then read it back',
+    const { model, env } = await serve([
+      reply([toolUse("edit_file", { path: "notes.txt", old_string: "draft", new_string: "final" })]),
+      textReply("Plan: replace draft with final."),
     ]);
+    const { code } = await runHere(
+      ["--cwd", cwd, "--permission-mode", "plan", 'In notes.txt, replace "draft" with "final"'],
+      env,
+    );
     expect(code).toBe(0);
     expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("draft\n");
-    expect(stdout).toContain("The edit did not happen: Error [denied]: refused: you are in plan mode");
+    expect(resultsRead(model, 1)).toMatchObject([
+      { is_error: true, content: expect.stringMatching(/^Error \[denied\]: refused: you are in plan mode/) },
+    ]);
   }, 60_000);
 
   it("keeps grep out of .env and .harness/ with no settings at all", async () => {
@@ -89,10 +121,11 @@ describe("pnpm s05", () => {
       ".harness/settings.json": '{"permissions": {"allow": ["Bash(git status)"]}}\n',
       "app.js": "// TODO: handle errors\n",
     });
-    const { code, stdout } = await runHere(["--offline", "--cwd", cwd, "Find the TODO comments in this repository"]);
+    const { model, env } = await serve([reply([toolUse("grep", { pattern: "TODO" })]), textReply("One TODO.")]);
+    const { code } = await runHere(["--cwd", cwd, "Find the TODO comments in this repository"], env);
     expect(code).toBe(0);
-    expect(stdout).toContain("I found 1 TODO/FIXME comment:\n- app.js:1: // TODO: handle errors");
-    expect(stdout).not.toContain("sk-demo-123");
+    expect(resultsRead(model, 1)).toMatchObject([{ is_error: false, content: "app.js:1: // TODO: handle errors" }]);
+    expect(JSON.stringify(model.requests.map((r) => r.body))).not.toContain("sk-demo-123");
   }, 60_000);
 
   it("stops on a settings file that does not parse: one line naming file, line and rule, before any model call", async () => {
@@ -132,7 +165,8 @@ describe("pnpm s05", () => {
 
   it("keeps s04's --trace, and records the refusal", async () => {
     const cwd = project({ "build/app.js": "x" }, { git: true });
-    const { code, stdout } = await runHere(["--offline", "--trace=perm", "--cwd", cwd, "Run git diff && rm -rf build"]);
+    const { env } = await serve(runs("git diff && rm -rf build"));
+    const { code, stdout } = await runHere(["--trace=perm", "--cwd", cwd, "Run git diff && rm -rf build"], env);
     expect(code).toBe(0);
     const path = /trace perm → (\S+)/.exec(stdout)?.[1] ?? "";
     expect(path.endsWith("perm.jsonl")).toBe(true);
@@ -147,16 +181,18 @@ describe("pnpm s05", () => {
   it("prints its help, the shared contract plus its own options", async () => {
     const { code, stdout } = await runHere(["--help"]);
     expect(code).toBe(0);
-    const chapter = permissionsCli(defaultPermissionSettings(), "default");
-    expect(stdout).toBe(`${usage("s05", chapter.summary, S05_OPTIONS, { aborted: 130 })}\n`);
+    // s04's --trace, then the mode and the rules
+    expect(stdout).toBe(`${usage("s05", chapter.summary, [...TRACE_FLAGS, ...PERMISSION_FLAGS], { aborted: 130 })}\n`);
   }, 60_000);
 });
 
 describe("pnpm s05 on a terminal", () => {
   it("asks, and on always runs it, writes the rule to the local settings, and asks no more this session", async () => {
     const cwd = project({}, { git: true });
-    const term = fakeTerminal({ INIT_CWD: cwd });
-    const exited = main(["--offline"], term.io);
+    const line = "git status --short; git diff";
+    const { model, connection } = await serve([...runs(line), ...runs(line)]);
+    const term = fakeTerminal({ INIT_CWD: cwd, ...connection });
+    const exited = main([], term.io);
     await until("the REPL prompt", () => term.out().includes("s05 >> "));
     term.type("Run git status --short; git diff\r");
     const question =
@@ -174,7 +210,9 @@ describe("pnpm s05 on a terminal", () => {
     term.type("Run git status --short; git diff\r");
     await until("the second answer", () => term.out().split("── final_answer").length === 3);
     expect(term.out().split("[y/n/a]").length).toBe(2); // asked once
-    expect(term.out()).toContain("`git status --short; git diff` exited with code 0");
+    expect(resultsRead(model, 3)).toMatchObject([
+      { is_error: false, content: expect.stringContaining("[exit code 0]") },
+    ]);
     term.type("q\r");
     expect(await exited).toBe(0);
     expect(readdirSync(join(cwd, ".harness"))).toEqual(["settings.local.json"]);
@@ -182,13 +220,19 @@ describe("pnpm s05 on a terminal", () => {
 
   it("on no, runs nothing and the model reads why", async () => {
     const cwd = project({ "build/app.js": "x" }, { git: true });
-    const term = fakeTerminal({ INIT_CWD: cwd });
-    const exited = main(["--offline", "Run git diff && rm -rf build"], term.io);
+    const { model, connection } = await serve(runs("git diff && rm -rf build"));
+    const term = fakeTerminal({ INIT_CWD: cwd, ...connection });
+    const exited = main(["Run git diff && rm -rf build"], term.io);
     await until("the question", () => term.out().includes("[y/n/a] "));
     term.type("n\r");
     expect(await exited).toBe(0);
     expect(existsSync(join(cwd, "build", "app.js"))).toBe(true);
-    expect(term.out()).toContain("The harness did not run `git diff && rm -rf build`.");
+    expect(resultsRead(model, 1)).toMatchObject([
+      {
+        is_error: true,
+        content: expect.stringMatching(/^Error \[not_approved\]: .*and the answer was no, so nothing ran\./),
+      },
+    ]);
     expect(existsSync(join(cwd, LOCAL_SETTINGS))).toBe(false);
   }, 60_000);
 });

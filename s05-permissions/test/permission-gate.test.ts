@@ -1,12 +1,12 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { AskAnswer } from "@harness/cli";
 import { ALL_TOOLS, defineTool, runToolCalls, toolMap } from "@harness/s02-tool-dispatch";
 import { type ToolCall, toolOutput } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   type AskPermission,
+  type PermissionAnswer,
   type PermissionMode,
   type PermissionRequest,
   type PermissionSettings,
@@ -18,7 +18,7 @@ import { bash, settingsFor, tool } from "./temp-project.ts";
 const tools = toolMap(ALL_TOOLS);
 
 /** An ask callback that answers from a list, and keeps every request it was put. */
-function answering(...answers: AskAnswer[]): AskPermission & { requests: PermissionRequest[] } {
+function answering(...answers: PermissionAnswer[]): AskPermission & { requests: PermissionRequest[] } {
   const requests: PermissionRequest[] = [];
   const ask = async (request: PermissionRequest) => {
     requests.push(request);
@@ -35,7 +35,7 @@ function runTurn(
   { mode = "default", ask }: { mode?: PermissionMode; ask?: AskPermission } = {},
 ) {
   const gate = permissionGate({ settings, mode, ask });
-  return runToolCalls(tools, calls, { cwd, signal: new AbortController().signal }, {}, gate);
+  return runToolCalls(tools, calls, { cwd, signal: new AbortController().signal }, undefined, gate);
 }
 
 describe("permissionGate", () => {
@@ -203,7 +203,7 @@ describe("permissionGate", () => {
       return "no";
     };
     const gate = permissionGate({ settings, mode: "default", ask });
-    const [result] = await runToolCalls(tools, [bash("touch x")], { cwd, signal: controller.signal }, {}, gate);
+    const [result] = await runToolCalls(tools, [bash("touch x")], { cwd, signal: controller.signal }, undefined, gate);
     expect(result.content).toMatch(/^Error \[interrupted\]/);
   });
 
@@ -221,7 +221,7 @@ describe("permissionGate", () => {
       },
     });
     const gate = permissionGate({ settings, mode: "default" });
-    await runToolCalls(toolMap([probe]), [tool("read_file", { path: "a.txt" })], { cwd }, {}, gate);
+    await runToolCalls(toolMap([probe]), [tool("read_file", { path: "a.txt" })], { cwd }, undefined, gate);
     expect(seen).toEqual([false, true]);
   });
 });
