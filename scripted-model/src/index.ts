@@ -1,3 +1,5 @@
+export * from "./caching/cache-prefix.ts";
+export * from "./caching/prompt-cache.ts";
 export * from "./compaction/context-management.ts";
 export * from "./compaction/context-rules.ts";
 export * from "./compaction/summarise-conversation.ts";
