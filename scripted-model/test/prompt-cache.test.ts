@@ -56,7 +56,7 @@ describe("the scripted model's prompt cache", () => {
     const first = (await client.messages.create(body)).usage;
     expect(first.cache_read_input_tokens).toBe(0);
     expect(first.cache_creation_input_tokens).toBeGreaterThan(MINIMUM_CACHEABLE_TOKENS);
-    expect(first.input_tokens + first.cache_creation_input_tokens).toBe(total);
+    expect(first.input_tokens + (first.cache_creation_input_tokens ?? 0)).toBe(total);
     const second = (await client.messages.create(body)).usage;
     expect(second.cache_read_input_tokens).toBe(first.cache_creation_input_tokens);
     expect(second.cache_creation_input_tokens).toBe(0);
