@@ -59,14 +59,16 @@ export function usageOf(reply: ScriptedReply, ctx: WireContext): WireUsage {
   if (reply.usage) return reply.usage;
   const output = Math.ceil(JSON.stringify(reply.content).length / 4);
   if (!ctx.cache) return { input_tokens: ctx.inputTokens, output_tokens: output };
-  const { read, written } = ctx.cache;
-  const writes = written["5m"] + written["1h"];
+  // the three counts add up to the request's tokens (the cache's estimate of a prefix may run a little over)
+  const read = Math.min(ctx.cache.read, ctx.inputTokens);
+  const hour = Math.min(ctx.cache.written["1h"], ctx.inputTokens - read);
+  const minutes = Math.min(ctx.cache.written["5m"], ctx.inputTokens - read - hour);
   return {
-    input_tokens: Math.max(0, ctx.inputTokens - read - writes),
+    input_tokens: ctx.inputTokens - read - hour - minutes,
     output_tokens: output,
     cache_read_input_tokens: read,
-    cache_creation_input_tokens: writes,
-    cache_creation: { ephemeral_5m_input_tokens: written["5m"], ephemeral_1h_input_tokens: written["1h"] },
+    cache_creation_input_tokens: hour + minutes,
+    cache_creation: { ephemeral_5m_input_tokens: minutes, ephemeral_1h_input_tokens: hour },
   };
 }
 

@@ -41,15 +41,24 @@ type Json = Record<string, unknown>;
  * the OpenAI formats their `prompt_cache_key`).
  */
 export function cachePrefix(body: Json, scope: string): CachePrefix {
-  const blocks: { value: unknown; sized: unknown; marker?: unknown }[] = [];
-  for (const tool of asList(body.tools)) blocks.push(entry({ tool }, tool));
+  // each block: what its hash covers, and the characters it adds to the request as sent (its
+  // message's framing with its first block, so the last prefix is about the whole request)
+  const blocks: { value: unknown; chars: number; marker?: unknown }[] = [];
+  const size = (value: unknown) => JSON.stringify(withoutMarker(value)).length + 1;
+  for (const tool of asList(body.tools)) blocks.push({ ...entry({ tool }, tool), chars: size(tool) });
   const system = body.system;
-  if (typeof system === "string") blocks.push({ value: { system: textBlock(system) }, sized: system });
-  else for (const block of asList(system)) blocks.push(entry({ system: block }, block));
+  if (typeof system === "string") blocks.push({ value: { system: textBlock(system) }, chars: size(system) });
+  else for (const block of asList(system)) blocks.push({ ...entry({ system: block }, block), chars: size(block) });
   asList(body.messages).forEach((message, m) => {
     const { role, content } = message as { role?: unknown; content?: unknown };
-    if (typeof content === "string") blocks.push({ value: { m, role, block: textBlock(content) }, sized: content });
-    else for (const block of asList(content)) blocks.push(entry({ m, role, block }, block));
+    if (typeof content === "string") {
+      blocks.push({ value: { m, role, block: textBlock(content) }, chars: size(message) });
+      return;
+    }
+    asList(content).forEach((block, i) => {
+      const framing = i === 0 ? size({ role, content: [] }) : 0;
+      blocks.push({ ...entry({ m, role, block }, block), chars: framing + size(block) });
+    });
   });
 
   const hashes: string[] = [];
@@ -58,7 +67,7 @@ export function cachePrefix(body: Json, scope: string): CachePrefix {
   let chars = 0;
   for (const block of blocks) {
     hash = createHash("sha256").update(hash).update(JSON.stringify(block.value)).digest("hex");
-    chars += JSON.stringify(withoutMarker(block.sized)).length;
+    chars += block.chars;
     hashes.push(hash);
     tokens.push(Math.ceil(chars / 4));
   }
@@ -95,13 +104,9 @@ export function hasCacheControl(body: Json): boolean {
   return cachePrefix(body, "").breakpoints.length > 0;
 }
 
-function entry(wrapped: Json, block: unknown): { value: unknown; sized: unknown; marker?: unknown } {
+function entry(wrapped: Json, block: unknown): { value: unknown; marker?: unknown } {
   const key = Object.keys(wrapped).find((k) => k !== "m" && k !== "role") ?? "block";
-  return {
-    value: { ...wrapped, [key]: withoutMarker(block) },
-    sized: block,
-    marker: (block as Json | null)?.cache_control,
-  };
+  return { value: { ...wrapped, [key]: withoutMarker(block) }, marker: (block as Json | null)?.cache_control };
 }
 
 function withoutMarker(block: unknown): unknown {
