@@ -4,6 +4,8 @@
  * too (`cached`), so a marked request meets every fault as an unmarked one does. A request that
  * failed left nothing of itself in the history: no part of the reply, and no marker.
  */
+
+import type { SendTurn } from "@harness/s03-streaming";
 import { scriptedAdapter, WIRE_FORMATS } from "@harness/s09-providers";
 import {
   FAULT_CASES,
@@ -13,7 +15,6 @@ import {
   runFaultCase,
 } from "@harness/scripted-model";
 import { isValidHistory } from "@harness/shared";
-import type { SendTurn } from "@harness/s03-streaming";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../src/agent-loop.ts";
 import { cached } from "../src/cached.ts";
