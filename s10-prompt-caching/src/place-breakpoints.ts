@@ -64,11 +64,7 @@ export function placeBreakpoints(request: MessageCreateParamsNonStreaming, optio
   const side = request.tool_choice?.type === "none";
   if (options.style === "request") return { request: side ? request : { ...request, cache_control: mark } };
   const tools = request.tools?.map((tool, i, all) => (i === all.length - 1 ? { ...tool, cache_control: mark } : tool));
-  const marked: MessageCreateParamsNonStreaming = {
-    ...request,
-    ...(tools ? { tools } : {}),
-    system: system(request, mark),
-  };
+  const marked = { ...request, ...(tools ? { tools } : {}), system: system(request, mark) };
   const count = blockCount(request.messages);
   if (side || count === 0) return { request: marked };
   const tail = count - 1;
