@@ -43,6 +43,7 @@ export function readCacheSettings({ extra }: CliOptions): CacheSettings {
 /** The line after each answer: what the run read from the cache, and the session's cost so far. */
 export function cacheLines(meter: CacheMeter, note: (line: string) => void, how: { model: string; ttl: CacheTtl }) {
   return {
+    /** After each answer: the line, unless the run made no model call. */
     afterRun(): void {
       const run = meter.sinceLastRun();
       if (run.input + run.read + run.written === 0) return; // no answer this time

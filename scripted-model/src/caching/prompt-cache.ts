@@ -32,8 +32,9 @@ export const LOOKBACK_BLOCKS = 20;
 /** How long an entry lives after its last use, by the `ttl` of its breakpoint. */
 export const CACHE_LIFETIME_MS = { "5m": 5 * 60_000, "1h": 60 * 60_000 } as const;
 
-/** OpenAI's automatic cache: the shortest prefix it caches, and the steps it caches in. */
+/** OpenAI's automatic cache: the shortest prefix it caches, in tokens. */
 export const OPENAI_MINIMUM_TOKENS = 1024;
+/** OpenAI's automatic cache: the steps it caches in, in tokens. */
 export const OPENAI_STEP_TOKENS = 128;
 
 /** What one request did with the cache. */
