@@ -29,6 +29,7 @@ export const exercises = [
     id: 3,
     file: "src/agent-loop.ts",
     find: "Use the tools. Be brief.`;",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the text the exercise puts into the loop's template literal
     replace: "Use the tools. Be brief. It is ${new Date().toISOString()}.`;",
     test: "sends the system prompt and the tools byte for byte the same",
     expect: "fail",
