@@ -73,8 +73,9 @@ export async function promptCaching(o: PromptCachingOptions = {}): Promise<Secti
     }
     const n = (value: number) => value.toLocaleString("en-US");
     const dollars = (value: number) => `$${value.toFixed(4)}`;
-    const row = (name: string, c: TokenCounts) =>
-      `| ${name} | ${n(c.input)} | ${n(c.read)} | ${n(c.written)} | ${dollars(inputCost(c))} | ${dollars(costOf(c, prices, "5m").cached)} |`;
+    const side = (name: string, c: TokenCounts) =>
+      `${name}: ${n(c.input)} input tokens at full price, ${n(c.read)} read from the cache, ${n(c.written)} written ` +
+      `to it; input ${dollars(inputCost(c))}, with the output ${dollars(costOf(c, prices, "5m").cached)}.`;
     const figures: Figure[] = [
       {
         label: `input cost, uncached ÷ cached (${turns} turns)`,
@@ -101,13 +102,8 @@ export async function promptCaching(o: PromptCachingOptions = {}): Promise<Secti
         "Deterministic: one run each way.",
       figures,
       notes: [
-        "Side by side, in tokens summed over the session, and dollars:",
-        "",
-        "| run | full price | cache reads | cache writes | input cost | with output |",
-        "|---|---|---|---|---|---|",
-        row("cached", cached),
-        row("uncached", uncached),
-        "",
+        side("Cached", cached),
+        side("Uncached", uncached),
         `The floor (every token written once, by the request that first sends it, and read after): ${dollars(floor)}.`,
         `Input tokens sent: ${n(sent(cached))} cached, ${n(sent(uncached))} uncached (the marked system prompt is a block, a few tokens longer).`,
       ],
