@@ -43,7 +43,7 @@ export interface Provider {
 export function connectProvider(
   cli: Pick<CliStart, "io" | "use" | "say">,
   options: CliOptions,
-  how: { compaction: CompactionMode; scripted: () => OfflineProvider },
+  how: { compaction: CompactionMode; scripted: () => OfflineProvider; promptCacheKey?: () => string | undefined },
 ): Provider {
   const provider = options.extra.provider;
   if (provider !== undefined && !isWireFormat(provider)) {
@@ -58,6 +58,7 @@ export function connectProvider(
     notice: cli.say,
     compaction: how.compaction,
     scripted: how.scripted,
+    promptCacheKey: how.promptCacheKey,
   });
   cli.use(choice);
   const openAi =

@@ -48,4 +48,9 @@ export interface AdapterOptions {
   notice?: (line: string) => void;
   /** Milliseconds before the first retry of a stream that failed before its content (default 250). */
   retryDelayMs?: number;
+  /**
+   * The OpenAI formats' `prompt_cache_key`, asked for at each request (s10: the session's id): sent
+   * with it, their usage's `cached_tokens` are read as cache reads. (The Messages API takes markers.)
+   */
+  promptCacheKey?: () => string | undefined;
 }

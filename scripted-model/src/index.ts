@@ -5,6 +5,8 @@ export * from "./brain/s02-rules.ts";
 export * from "./brain/s05-rules.ts";
 export * from "./brain/s06-rules.ts";
 export * from "./brain/s07-rules.ts";
+export * from "./caching/cache-prefix.ts";
+export * from "./caching/prompt-cache.ts";
 export * from "./compaction/context-management.ts";
 export * from "./compaction/context-rules.ts";
 export * from "./compaction/summarise-conversation.ts";

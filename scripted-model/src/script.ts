@@ -20,8 +20,13 @@ export interface ScriptedReply {
   content: ScriptedBlock[];
   /** The provider stop reason; by default `tool_use` when a tool call is present, else `end_turn`. */
   stopReason?: string | null;
-  /** Usage to report; by default estimated from the request and reply sizes. */
-  usage?: { input_tokens: number; output_tokens: number };
+  /** Usage to report (the cache's counts too, when given); by default estimated from the request and reply sizes. */
+  usage?: {
+    input_tokens: number;
+    output_tokens: number;
+    cache_read_input_tokens?: number;
+    cache_creation_input_tokens?: number;
+  };
   /** Milliseconds to wait before answering (time to first byte). */
   delayMs?: number;
   /** Milliseconds between streamed events. */

@@ -11,6 +11,8 @@
 import Anthropic, { type ClientOptions } from "@anthropic-ai/sdk";
 import type { MessageCreateParams } from "@anthropic-ai/sdk/resources/messages";
 import { historyProblems } from "@harness/shared";
+import { withoutCacheControl } from "./caching/cache-prefix.ts";
+import { type CacheUse, PromptCache, type PromptCacheOptions } from "./caching/prompt-cache.ts";
 import { type ManagedRequest, manageContext } from "./compaction/context-management.ts";
 import { ChatCompletionsWire, type WireRequest } from "./openai/openai-chat-wire.ts";
 import { ResponsesWire } from "./openai/openai-responses-wire.ts";
@@ -54,6 +56,12 @@ export interface ScriptedModelOptions {
    * formats: their `context_length_exceeded`). Default: no limit.
    */
   contextWindow?: number;
+  /**
+   * The prompt cache's clock and minimum (caching/prompt-cache.ts). A Messages API request with
+   * `cache_control` reads and writes the cache, and an OpenAI one with `prompt_cache_key`; any
+   * other is answered without cache counts.
+   */
+  cache?: PromptCacheOptions;
 }
 
 /** The model id the scripted model answers under, whatever model the request named. */
@@ -69,12 +77,15 @@ export class ScriptedModel {
   private readonly chat = new ChatCompletionsWire();
   private readonly responses = new ResponsesWire();
   private readonly contextWindow?: number;
+  /** The prompt cache this model keeps across its requests. */
+  readonly promptCache: PromptCache;
 
   constructor(options: ScriptedModelOptions = {}) {
     this.script = [...(options.script ?? [])];
     this.brain = options.brain;
     this.model = options.model;
     this.contextWindow = options.contextWindow;
+    this.promptCache = new PromptCache(options.cache);
   }
 
   /** Append steps to the script. */
@@ -137,7 +148,10 @@ export class ScriptedModel {
     // what the model reads: the history after the server's context management (context-management.ts)
     const managed = manageContext(body, headers);
     if (typeof managed === "string") return errorResponse(api, 400, managed);
-    const inputTokens = estimateInputTokens(managed.body);
+    const cacheProblem = api === "messages" ? this.promptCache.problem(managed.body as never) : null;
+    if (cacheProblem) return errorResponse(api, 400, cacheProblem);
+    // markers are not content: a request counts the same with them or without
+    const inputTokens = estimateInputTokens(withoutCacheControl(managed.body));
     if (this.contextWindow !== undefined && inputTokens > this.contextWindow) {
       return tooLongResponse(api, inputTokens, this.contextWindow);
     }
@@ -155,8 +169,19 @@ export class ScriptedModel {
       toolUseId: (i) => `toolu_scripted_${id}_${i}`,
       inputTokens,
       contextManagement: managed.response,
+      cache: step?.kind === "http_error" || step?.kind === "hang" ? undefined : this.useCache(api, raw, managed.body),
     };
     return this.answer(api, raw, withCompaction(step, managed), body.stream === true, ctx, signal);
+  }
+
+  /** What the request reads from and writes to the prompt cache, when it asks for it. */
+  private useCache(api: ScriptedApi, raw: unknown, body: MessageCreateParams): CacheUse | undefined {
+    if (api === "messages") {
+      const use = this.promptCache.messages(body as never, body.model);
+      return use === null || typeof use === "string" ? undefined : use;
+    }
+    const key = (raw as { prompt_cache_key?: unknown }).prompt_cache_key;
+    return typeof key === "string" && key !== "" ? this.promptCache.openAi(body as never, body.model, key) : undefined;
   }
 
   /** The reply (or fault) in the wire format of `api`. */

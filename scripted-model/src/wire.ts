@@ -3,6 +3,7 @@
  * SSE events of a stream (message_start, content_block_start / delta / stop, ping,
  * message_delta, message_stop) in the order the API sends them.
  */
+import type { CacheUse } from "./caching/prompt-cache.ts";
 import type { ScriptedBlock, ScriptedReply } from "./script.ts";
 
 /** One server-sent event. */
@@ -21,6 +22,17 @@ export interface WireContext {
   inputTokens: number;
   /** The response's `context_management` (the server's applied edits), when the request set it. */
   contextManagement?: Record<string, unknown>;
+  /** What the request read from and wrote to the prompt cache, when it used it (caching/prompt-cache.ts). */
+  cache?: CacheUse;
+}
+
+/** A reply's usage as the API reports it; the cache's counts only for a request that used the cache. */
+export interface WireUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens?: number;
+  cache_creation_input_tokens?: number;
+  cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
 }
 
 /** A request's input tokens as the scripted model counts them: about four characters a token. */
@@ -39,11 +51,25 @@ export function stopReasonOf(reply: ScriptedReply): string | null {
   return reply.content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn";
 }
 
-/** Usage the reply declares, or an estimate: about four characters a token. */
-export function usageOf(reply: ScriptedReply, ctx: WireContext): { input_tokens: number; output_tokens: number } {
+/**
+ * Usage the reply declares, or an estimate: about four characters a token. A request that used the
+ * cache reports what it read and wrote; `input_tokens` then counts neither, as the API's does.
+ */
+export function usageOf(reply: ScriptedReply, ctx: WireContext): WireUsage {
   if (reply.usage) return reply.usage;
   const output = Math.ceil(JSON.stringify(reply.content).length / 4);
-  return { input_tokens: ctx.inputTokens, output_tokens: output };
+  if (!ctx.cache) return { input_tokens: ctx.inputTokens, output_tokens: output };
+  // the three counts add up to the request's tokens (the cache's estimate of a prefix may run a little over)
+  const read = Math.min(ctx.cache.read, ctx.inputTokens);
+  const hour = Math.min(ctx.cache.written["1h"], ctx.inputTokens - read);
+  const minutes = Math.min(ctx.cache.written["5m"], ctx.inputTokens - read - hour);
+  return {
+    input_tokens: ctx.inputTokens - read - hour - minutes,
+    output_tokens: output,
+    cache_read_input_tokens: read,
+    cache_creation_input_tokens: hour + minutes,
+    cache_creation: { ephemeral_5m_input_tokens: minutes, ephemeral_1h_input_tokens: hour },
+  };
 }
 
 /** The reply as a non-streaming response body. */
@@ -57,7 +83,7 @@ export function messageBody(reply: ScriptedReply, ctx: WireContext): Record<stri
     content: contentBlocks(reply, ctx),
     stop_reason: stopReasonOf(reply),
     stop_sequence: null,
-    usage: { ...usage, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, service_tier: "standard" },
+    usage: { cache_creation_input_tokens: 0, cache_read_input_tokens: 0, ...usage, service_tier: "standard" },
     ...(ctx.contextManagement ? { context_management: ctx.contextManagement } : {}),
   };
 }
@@ -81,7 +107,8 @@ export function streamEvents(reply: ScriptedReply, ctx: WireContext): SseEvent[]
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { input_tokens: usage.input_tokens, output_tokens: 1 },
+          // as the API streams it: the input's counts (the cache's too) at the start, the output's at the end
+          usage: { ...usage, output_tokens: 1 },
         },
       },
     },

@@ -67,7 +67,11 @@ export function createAdapter(options: CreateAdapterOptions): AdapterChoice {
   const env = loadEnv(options.env ?? process.env, options.envFile);
   const selection = selectProvider(options.provider, env, options.offline);
   const timeoutMs = clampTimeout((options.modelTimeoutSeconds ?? DEFAULT_MODEL_TIMEOUT_SECONDS) * 1000);
-  const adapterOptions: AdapterOptions = { notice: options.notice, retryDelayMs: options.retryDelayMs };
+  const adapterOptions: AdapterOptions = {
+    notice: options.notice,
+    retryDelayMs: options.retryDelayMs,
+    promptCacheKey: options.promptCacheKey,
+  };
   if (selection.format === "anthropic") {
     // the same rule picks the same credential: createClient says why when there is none
     const { client, ...choice } = createClient(options);

@@ -12,6 +12,7 @@
  * | `message.refusal`                              | a `text` block, and the stop reason `refusal`       |
  * | `finish_reason`                                | `stop_reason`, by `CHAT_STOP_REASONS`               |
  * | `usage.prompt_tokens` / `completion_tokens`    | `usage.input_tokens` / `output_tokens`              |
+ * | `usage.prompt_tokens_details.cached_tokens`    | with `cacheReads` (s10): `cache_read_input_tokens`, taken out of `input_tokens` |
  */
 import type { Message } from "@anthropic-ai/sdk/resources/messages";
 import { parseToolInput } from "@harness/s03-streaming";
@@ -51,7 +52,7 @@ interface LooseCall {
  * Read one completion (a whole response, or what `readChatStream` assembled) as a turn.
  * Contract: never throws, whatever the completion holds; only the first choice is read.
  */
-export function messageFromChat(completion: ChatCompletion): Message {
+export function messageFromChat(completion: ChatCompletion, { cacheReads = false } = {}): Message {
   const choice = completion?.choices?.[0];
   const message = (choice?.message ?? {}) as unknown as LooseMessage;
   const content: unknown[] = [];
@@ -82,9 +83,21 @@ export function messageFromChat(completion: ChatCompletion): Message {
     content,
     stop_reason: stop,
     stop_sequence: null,
-    usage: {
-      input_tokens: completion?.usage?.prompt_tokens ?? 0,
-      output_tokens: completion?.usage?.completion_tokens ?? 0,
-    },
+    usage: openAiUsage(
+      completion?.usage?.prompt_tokens,
+      completion?.usage?.completion_tokens,
+      cacheReads ? completion?.usage?.prompt_tokens_details?.cached_tokens : undefined,
+    ),
   } as unknown as Message;
+}
+
+/**
+ * The usage in the Messages API's words: OpenAI's input counts include the cached tokens, the
+ * Messages API's do not, so with `cached` (a count, when asked for) they are taken out and named.
+ */
+export function openAiUsage(input: unknown, output: unknown, cached?: unknown) {
+  const count = (n: unknown) => (typeof n === "number" && n > 0 ? n : 0);
+  if (cached === undefined) return { input_tokens: count(input), output_tokens: count(output) };
+  const read = Math.min(count(cached), count(input));
+  return { input_tokens: count(input) - read, output_tokens: count(output), cache_read_input_tokens: read };
 }

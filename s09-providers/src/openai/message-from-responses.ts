@@ -10,11 +10,13 @@
  * | a `refusal` part                                     | a `text` block, and the stop reason `refusal`       |
  * | `status` and `incomplete_details.reason`             | `stop_reason`, by `RESPONSES_STOP_REASONS`          |
  * | `usage.input_tokens` / `output_tokens`               | `usage.input_tokens` / `output_tokens`              |
+ * | `usage.input_tokens_details.cached_tokens`           | with `cacheReads` (s10): `cache_read_input_tokens`, taken out of `input_tokens` |
  */
 import type { Message } from "@anthropic-ai/sdk/resources/messages";
 import { parseToolInput } from "@harness/s03-streaming";
 import type { Response } from "openai/resources/responses/responses";
 import type { ReasoningBlock } from "../history-for-format.ts";
+import { openAiUsage } from "./message-from-chat.ts";
 
 /**
  * Why an `incomplete` response stopped → the course's stop reason. Any other reason, and any status
@@ -30,7 +32,7 @@ export const RESPONSES_STOP_REASONS: Readonly<Record<string, string>> = {
  * Contract: never throws, whatever the response holds; output items of other types (built-in
  * tools the course does not offer) are left out.
  */
-export function messageFromResponse(response: Response): Message {
+export function messageFromResponse(response: Response, { cacheReads = false } = {}): Message {
   const content: unknown[] = [];
   let refused = false;
   let reasoning: ReasoningBlock | undefined; // the last reasoning item: the calls after it are paired with it
@@ -76,6 +78,10 @@ export function messageFromResponse(response: Response): Message {
     content,
     stop_reason: stop,
     stop_sequence: null,
-    usage: { input_tokens: response?.usage?.input_tokens ?? 0, output_tokens: response?.usage?.output_tokens ?? 0 },
+    usage: openAiUsage(
+      response?.usage?.input_tokens,
+      response?.usage?.output_tokens,
+      cacheReads ? (response?.usage?.input_tokens_details?.cached_tokens ?? 0) : undefined,
+    ),
   } as unknown as Message;
 }

@@ -21,7 +21,11 @@ export function openAiChatAdapter(client: OpenAI, options: AdapterOptions = {}):
     format: "openai-chat",
     promptTooLong: openAiPromptTooLong,
     streamTurn: (request, signal, emit = () => {}) => {
-      const params = toChatRequest({ ...request, messages: historyForFormat(request.messages, "openai-chat", drop) });
+      const key = options.promptCacheKey?.();
+      const params = {
+        ...toChatRequest({ ...request, messages: historyForFormat(request.messages, "openai-chat", drop) }),
+        ...(key ? { prompt_cache_key: key } : {}),
+      };
       return retryOpenAiStream(
         async (progress) => {
           // a refusal of the endpoint guard comes back as the guard's error
@@ -29,7 +33,7 @@ export function openAiChatAdapter(client: OpenAI, options: AdapterOptions = {}):
             throw asEndpointError(error);
           });
           progress.opened = true;
-          return messageFromChat(await readChatStream(stream, emit, progress, signal));
+          return messageFromChat(await readChatStream(stream, emit, progress, signal), { cacheReads: !!key });
         },
         signal,
         options.retryDelayMs,

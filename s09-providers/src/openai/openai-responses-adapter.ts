@@ -20,10 +20,11 @@ export function openAiResponsesAdapter(client: OpenAI, options: AdapterOptions =
     format: "openai-responses",
     promptTooLong: openAiPromptTooLong,
     streamTurn: (request, signal, emit = () => {}) => {
-      const params = toResponsesRequest({
-        ...request,
-        messages: historyForFormat(request.messages, "openai-responses", drop),
-      });
+      const key = options.promptCacheKey?.();
+      const params = {
+        ...toResponsesRequest({ ...request, messages: historyForFormat(request.messages, "openai-responses", drop) }),
+        ...(key ? { prompt_cache_key: key } : {}),
+      };
       return retryOpenAiStream(
         async (progress) => {
           // a refusal of the endpoint guard comes back as the guard's error
@@ -31,7 +32,7 @@ export function openAiResponsesAdapter(client: OpenAI, options: AdapterOptions =
             throw asEndpointError(error);
           });
           progress.opened = true;
-          return messageFromResponse(await readResponsesStream(stream, emit, progress, signal));
+          return messageFromResponse(await readResponsesStream(stream, emit, progress, signal), { cacheReads: !!key });
         },
         signal,
         options.retryDelayMs,

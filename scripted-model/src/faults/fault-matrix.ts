@@ -314,15 +314,17 @@ export interface RunFaultCaseOptions<C = Anthropic> {
 
 /**
  * A history as any wire format reads it back into the Messages API's shape: every content a list
- * of blocks (a user's text may be a string in the history), and no `is_error: false` (the default,
- * which another format has no field for).
+ * of blocks (a user's text may be a string in the history), no `is_error: false` (the default,
+ * which another format has no field for), and no `cache_control` (a marker s10 puts on the
+ * request it sends, never on the history).
  */
 function asReadBack(messages: readonly MessageParam[]): unknown[] {
   return messages.map((m) => ({
     role: m.role,
     content: (typeof m.content === "string" ? [{ type: "text" as const, text: m.content }] : m.content).map((block) => {
-      if (block.type !== "tool_result" || block.is_error !== false) return block;
-      const { is_error: _, ...rest } = block;
+      const { cache_control: _, ...unmarked } = block as typeof block & { cache_control?: unknown };
+      if (unmarked.type !== "tool_result" || unmarked.is_error !== false) return unmarked;
+      const { is_error: __, ...rest } = unmarked;
       return rest;
     }),
   }));

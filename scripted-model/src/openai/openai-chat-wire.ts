@@ -73,7 +73,7 @@ export class ChatCompletionsWire {
       created: 0,
       model: ctx.model,
       choices: [{ index: 0, message, logprobs: null, finish_reason: chatFinishReason(stopReasonOf(reply)) }],
-      usage: chatUsage(usage.input_tokens, usage.output_tokens),
+      usage: chatUsage(usage.input_tokens, usage.output_tokens, usage.cache_read_input_tokens),
     };
   }
 
@@ -86,6 +86,7 @@ export class ChatCompletionsWire {
     const toolIndex = new Map<number, number>(); // Messages block index → tool_calls index
     const toolIds = new Map<number, string>();
     let inputTokens = 0;
+    let cachedTokens: number | undefined; // present when the request used the prompt cache
     let outputTokens = 0;
     let stopReason: string | null = null;
     let reasoning = false;
@@ -101,9 +102,13 @@ export class ChatCompletionsWire {
     return events.map((event) => {
       const d = event.data as Json;
       switch (event.event) {
-        case "message_start":
-          inputTokens = Number((d.message as { usage?: Json }).usage?.input_tokens ?? 0);
+        case "message_start": {
+          const usage = (d.message as { usage?: Json }).usage;
+          inputTokens = Number(usage?.input_tokens ?? 0);
+          cachedTokens =
+            usage?.cache_read_input_tokens === undefined ? undefined : Number(usage.cache_read_input_tokens);
           return chunk({ role: "assistant", content: "" });
+        }
         case "content_block_start": {
           const block = d.content_block as Json;
           if (block.type !== "tool_use") return "";
@@ -144,7 +149,7 @@ export class ChatCompletionsWire {
                 created: 0,
                 model: ctx.model,
                 choices: [],
-                usage: chatUsage(inputTokens, outputTokens),
+                usage: chatUsage(inputTokens, outputTokens, cachedTokens),
               })
             : "";
           return `${finish}${usage}data: [DONE]\n\n`;
@@ -256,8 +261,18 @@ function chatId(ctx: WireContext): string {
   return ctx.messageId.replace(/^msg_/, "chatcmpl-");
 }
 
-function chatUsage(input: number, output: number): Json {
-  return { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
+/**
+ * Chat Completions' usage: its `prompt_tokens` count the cached ones too (the Messages API's
+ * `input_tokens` do not), and `prompt_tokens_details.cached_tokens` says how many were read.
+ */
+function chatUsage(input: number, output: number, cached?: number): Json {
+  const prompt = input + (cached ?? 0);
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: output,
+    total_tokens: prompt + output,
+    ...(cached === undefined ? {} : { prompt_tokens_details: { cached_tokens: cached } }),
+  };
 }
 
 function data(payload: Json): string {

@@ -88,6 +88,7 @@ export class ResponsesWire {
     const open = new Map<number, Json>(); // Messages block index → the item being streamed
     let sequence = 0;
     let inputTokens = 0;
+    let cachedTokens = 0;
     let outputTokens = 0;
     let stopReason: string | null = null;
     const response = (status: string, extra: Json = {}): Json => ({
@@ -111,6 +112,7 @@ export class ResponsesWire {
       switch (event.event) {
         case "message_start":
           inputTokens = Number((d.message as { usage?: Json }).usage?.input_tokens ?? 0);
+          cachedTokens = Number((d.message as { usage?: Json }).usage?.cache_read_input_tokens ?? 0);
           return [
             emit("response.created", { response: response("in_progress") }),
             emit("response.in_progress", { response: response("in_progress") }),
@@ -223,12 +225,13 @@ export class ResponsesWire {
           return [];
         case "message_stop": {
           const ending = responsesEnding(stopReason);
+          // the Responses API's input_tokens count the cached ones too; the details say how many
           const usage = {
-            input_tokens: inputTokens,
-            input_tokens_details: { cached_tokens: 0 },
+            input_tokens: inputTokens + cachedTokens,
+            input_tokens_details: { cached_tokens: cachedTokens },
             output_tokens: outputTokens,
             output_tokens_details: { reasoning_tokens: 0 },
-            total_tokens: inputTokens + outputTokens,
+            total_tokens: inputTokens + cachedTokens + outputTokens,
           };
           const final = response(ending.status, {
             incomplete_details: ending.reason === null ? null : { reason: ending.reason },
