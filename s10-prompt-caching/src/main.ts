@@ -134,8 +134,8 @@ export const chapter: ChapterCli<CompactionStopReason> = {
       afterRun(history, result) {
         const repair = result ? undefined : interruptedResults(history);
         if (repair) addMessage(history, repair);
-        context.afterRun();
-        cacheLine.afterRun();
+        if (result) context.afterRun(); // how full the context is, as the last answer measured it
+        if (result) cacheLine.afterRun(); // what the cache read and wrote, and what the session cost
         if (!announced && session.writer.lastId !== null) {
           say(`session ${session.writer.sessionId} → ${session.writer.path}`);
           announced = true;
