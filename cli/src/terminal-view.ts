@@ -48,6 +48,7 @@ export class TerminalView {
   private streamed = false; // this turn's text was shown as it arrived
   private running = 0; // tool calls started and not yet finished
   private together = false; // a call of this batch ran beside another: label its result
+  private lastTurn = 0; // the turn of the last model call this run: the same one again is a resend
 
   /**
    * Draw one event of a loop. A listener: hand it to the loop's `emit` (with `fanOut`, beside a
@@ -62,7 +63,9 @@ export class TerminalView {
         this.streamed = false;
         this.running = 0;
         this.together = false;
-        this.modelCall(shown.turnNumber);
+        // the same turn again: the call was refused and is sent again (s08's window, after a compaction)
+        this.modelCall(shown.turnNumber, shown.turnNumber === this.lastTurn);
+        this.lastTurn = shown.turnNumber;
         break;
       case "stream_start":
         this.modelAnswered();
@@ -89,6 +92,7 @@ export class TerminalView {
         this.note(`${shown.from}: ${shown.text}`);
         break;
       case "end":
+        this.lastTurn = 0;
         this.summary(shown.result);
     }
   };
@@ -108,8 +112,8 @@ export class TerminalView {
    * A model call starts: the turn header, and a spinner on a TTY until the first output; after a
    * few seconds it counts them, so a slow or silent endpoint is visible before the timeout.
    */
-  modelCall(turn: number): void {
-    this.line(this.paint("dim", `[turn ${turn}]`));
+  modelCall(turn: number, again = false): void {
+    this.line(this.paint("dim", again ? `[turn ${turn}, sent again]` : `[turn ${turn}]`));
     if (this.streams.stderr.isTTY) {
       let frame = 0;
       const startedAt = Date.now();

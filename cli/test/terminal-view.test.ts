@@ -209,6 +209,22 @@ describe("TerminalView.show", () => {
     expect(s.out().split("Hello.")).toHaveLength(2);
   });
 
+  it("says a turn is sent again when its model call comes twice (a refused call, resent), and not across runs", () => {
+    const s = shown([
+      { type: "model_call", turnNumber: 1 },
+      { type: "model_call", turnNumber: 1 },
+      { type: "turn", turn: turnOf("Fits now.") },
+      { type: "end", result: { ...RESULT, turns: 1, toolCalls: 0 } },
+      { type: "model_call", turnNumber: 1 },
+    ]);
+    expect(
+      s
+        .out()
+        .split("\n")
+        .filter((line) => line.startsWith("[turn")),
+    ).toEqual(["[turn 1]", "[turn 1, sent again]", "[turn 1]"]);
+  });
+
   it("prints a later turn that did not stream whole, though an earlier one streamed", () => {
     const s = shown([
       { type: "model_call", turnNumber: 1 },

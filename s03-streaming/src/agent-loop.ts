@@ -42,7 +42,7 @@ export interface AgentLoopOptions {
  * is cut short, or the turn budget is spent. The history is extended in place.
  * Contract: on every return, each tool_use in `messages` has its tool_result. An API error
  * (after the SDK's retries) is thrown, with the history left as it was before that call.
- * On every return, `aborted` included; a stream that fails is thrown the same way.
+ * Ctrl-C (the signal) ends it as `aborted`, every tool_use answered; a failed stream is thrown likewise.
  */
 export async function agentLoop(
   send: SendTurn,

@@ -63,6 +63,19 @@ export async function submitPrompt(
   return { kind: "sent", prompt: { role: "user", content: sent }, notices: verdict.notices };
 }
 
+/**
+ * The prompt that ends `messages`, as a message of its own: what the user's last words added (a
+ * whole message, or the text block a prompt appended to an unanswered one), as a loop run without
+ * hooks sends it; undefined when the history does not end with a user's text.
+ */
+export function lastPrompt(messages: readonly MessageParam[]): MessageParam | undefined {
+  const last = messages.at(-1);
+  if (last?.role !== "user") return undefined;
+  if (typeof last.content === "string") return { role: "user", content: last.content };
+  const block = last.content.at(-1);
+  return block?.type === "text" ? { role: "user", content: [block] } : undefined;
+}
+
 /** The text of a message's last block, when that block is text (a prompt appended to a message). */
 function lastText(content: Exclude<MessageParam["content"], string>): string | undefined {
   const block = content.at(-1);

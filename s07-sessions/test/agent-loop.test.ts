@@ -139,6 +139,25 @@ describe("agentLoop with a transcript", () => {
     ]);
   });
 
+  it("writes the prompt without the hooks seam too: the last text the user added, as sent", async () => {
+    const cwd = tempDir("s07-loop-");
+    const h = header();
+    const writer = new TranscriptWriter(join(tempDir(), `${h.id}.jsonl`), h, { model: "test-model", secrets: [] });
+    const earlier: MessageParam[] = [{ role: "user", content: "An unanswered prompt." }];
+    for (const message of earlier) writer.append(message);
+    const messages = structuredClone(earlier);
+    appendUserText(messages, "Please do the task."); // joined to the unanswered one, as the CLI joins it
+    const model = new ScriptedModel({ script: [textReply("Done.")] });
+    await agentLoop(sendStreamed(model.client()), messages, { model: "test-model", cwd, emit: writer.record });
+    writer.close();
+    expect(onDiskNow(writer)).toEqual(messages);
+    expect(readTranscript(writer.path).records.map((record) => record.message)).toEqual([
+      { role: "user", content: "An unanswered prompt." },
+      { role: "user", content: [{ type: "text", text: "Please do the task." }] },
+      { role: "assistant", content: [{ type: "text", text: "Done." }] },
+    ]);
+  });
+
   it("writes nothing of a prompt a UserPromptSubmit hook blocks", async () => {
     const earlier: MessageParam[] = [
       { role: "user", content: "hi" },

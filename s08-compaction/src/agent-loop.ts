@@ -4,7 +4,7 @@ import type { CallRunner } from "@harness/s02-tool-dispatch";
 import { ALL_TOOLS, notRun, runToolCalls, type ToolMap, toApiTool, toolMap } from "@harness/s02-tool-dispatch";
 import type { AbortableStopReason, SendTurn, StreamEvent } from "@harness/s03-streaming";
 import type { ModelErrorEvent } from "@harness/s04-tracing";
-import type { LoopHooks } from "@harness/s06-hooks";
+import { type LoopHooks, lastPrompt } from "@harness/s06-hooks";
 import type { AnsweredBy, MessageEvent } from "@harness/s07-sessions";
 import {
   type AgentLoopResult,
@@ -54,7 +54,7 @@ export interface AgentLoopOptions {
  * is cut short, or the turn budget is spent. The history is extended in place.
  * Contract: on every return, each tool_use in `messages` has its tool_result. An API error
  * (after the SDK's retries) is thrown, with the history left as it was before that call.
- * On every return, `aborted` included; a stream that fails is thrown the same way.
+ * Ctrl-C (the signal) ends it as `aborted`, every tool_use answered; a failed stream is thrown likewise.
  * Every run ends with an event: `end` when it returns, `model_error` before an error is thrown.
  * Each call runs through `runCall`: one it refuses is answered with why, and the loop goes on.
  * A prompt a hook blocks is taken back unsent (`prompt_blocked`); a Stop hook may send the run on once.
@@ -79,7 +79,8 @@ export async function agentLoop(
   };
   const submitted = await options.hooks?.submitPrompt(messages, signal); // UserPromptSubmit: a block takes it back
   if (submitted?.kind === "blocked") return tally.end("prompt_blocked", 0);
-  if (submitted?.prompt) told(submitted.prompt); // in the history already: told as sent
+  const prompt = submitted ? submitted.prompt : lastPrompt(messages); // as sent, the hooks' context with it
+  if (prompt) told(prompt); // in the history already: told as sent
 
   for (let turns = 1; ; turns++) {
     if (signal.aborted) return tally.end("aborted", turns - 1);
