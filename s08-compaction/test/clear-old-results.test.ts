@@ -35,6 +35,12 @@ describe("clearOldResults", () => {
     expect(clearOldResults(short)).toEqual({ results: 0, freedTokens: 0 });
   });
 
+  it("clears every result when it keeps no turn", () => {
+    const messages = historyFrom([tools(1, 500), tools(1, 500)]);
+    expect(clearOldResults(messages, 0).results).toBe(2);
+    expect(results(messages)).toEqual([CLEARED_RESULT, CLEARED_RESULT]);
+  });
+
   it("keeps any valid history valid, with as many blocks and the same ids (property)", () => {
     fc.assert(
       fc.property(steps, fc.integer({ min: 0, max: 5 }), (history, keep) => {

@@ -31,9 +31,13 @@ export function clearOldResults(messages: MessageParam[], keepTurns = KEEP_RECEN
   const callingTurns = messages.flatMap((m, i) =>
     m.role === "assistant" && Array.isArray(m.content) && m.content.some((b) => b.type === "tool_use") ? [i] : [],
   );
-  // results live in the message after their turn: clear up to the first turn kept
-  const firstKept = callingTurns.at(-keepTurns) ?? 0;
-  const end = callingTurns.length > keepTurns ? firstKept : 0;
+  // results live in the message after their turn: clear up to the first turn kept (keeping none: all)
+  const end =
+    callingTurns.length <= keepTurns
+      ? 0
+      : keepTurns === 0
+        ? messages.length
+        : callingTurns[callingTurns.length - keepTurns];
   let results = 0;
   let freedTokens = 0;
   for (const message of messages.slice(0, end)) {
