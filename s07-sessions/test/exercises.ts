@@ -18,7 +18,7 @@ export const exercises = [
     // the prompt left to no one: every message after it is on disk, the prompt is not
     id: 2,
     file: "src/agent-loop.ts",
-    find: "if (submitted?.prompt) told(submitted.prompt); // in the history already: told as sent",
+    find: "if (prompt) told(prompt); // in the history already: told as sent",
     replace: "",
     test: "writes the prompt as sent",
     expect: "fail",
