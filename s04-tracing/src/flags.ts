@@ -51,3 +51,20 @@ export function whereTheTraceIs(trace: OpenTrace, cwd: string, env: NodeJS.Proce
   const { traceId, path } = trace.writer;
   return `trace ${traceId} → ${path}\n  pnpm trace show ${traceId}${custom}   ·   pnpm trace view ${traceId}${custom}`;
 }
+
+/**
+ * What follows each run when there is a trace: the line saying where it is. A run that threw is
+ * ended first (its error record was its last), so the next prompt's run takes the next number.
+ */
+export function traceAfterRun(
+  trace: OpenTrace | undefined,
+  note: (line: string) => void,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): (result?: unknown) => void {
+  return (result) => {
+    if (!trace) return;
+    if (!result) trace.recorder.endRun();
+    note(whereTheTraceIs(trace, cwd, env));
+  };
+}

@@ -7,7 +7,7 @@ import { ABORTABLE_EXIT_CODES, type AbortableStopReason, sendStreamed } from "@h
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
 import { fanOut } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
-import { openTrace, TRACE_FLAGS, whereTheTraceIs } from "./flags.ts";
+import { openTrace, TRACE_FLAGS, traceAfterRun } from "./flags.ts";
 
 /** The chapter's CLI: s04's loop, its events drawn by the view and, with `--trace`, recorded. */
 export const chapter: ChapterCli<AbortableStopReason> = {
@@ -25,13 +25,10 @@ export const chapter: ChapterCli<AbortableStopReason> = {
     const emit = fanOut(view.show, trace?.recorder.record);
     const { cwd, maxTurns } = options;
     const bashTimeoutMs = options.bashTimeoutSeconds * 1000;
+    const afterTrace = traceAfterRun(trace, (line) => view.note(line), cwd, io.env); // where the trace is
     return {
       run: (history, signal) => agentLoop(send, history, { model, cwd, maxTurns, bashTimeoutMs, emit, signal }),
-      afterRun(_history, result) {
-        if (!trace) return;
-        if (!result) trace.recorder.endRun(); // it threw: its error record was its last
-        view.note(whereTheTraceIs(trace, cwd, io.env));
-      },
+      afterRun: (_history, result) => afterTrace(result),
     };
   },
 };

@@ -4,7 +4,7 @@
  * a call that asks puts to the user, where "always" also writes its rules to the local settings.
  */
 import type { AskAnswer, CliOptions, ExtraOption } from "@harness/cli";
-import type { PermissionRequest } from "./permission-gate.ts";
+import type { AskPermission, PermissionRequest } from "./permission-gate.ts";
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "./permission-mode.ts";
 import {
   type CliRules,
@@ -80,4 +80,13 @@ export async function askTheUser(
     );
   }
   return answer;
+}
+
+/** The gate's `ask`: `askTheUser` on the CLI's `ask`, "always" saved in the settings of `cwd`, `note` saying so. */
+export function askPermissionWith(
+  ask: (question: string, choices: readonly AskAnswer[]) => Promise<AskAnswer>,
+  cwd: string,
+  note: (line: string) => void,
+): AskPermission {
+  return (request) => askTheUser(request, ask, cwd, note);
 }

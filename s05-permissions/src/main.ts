@@ -6,11 +6,11 @@
  */
 import { type ChapterCli, type CliIo, isProgram, processIo, runChapterCli } from "@harness/cli";
 import { ABORTABLE_EXIT_CODES, type AbortableStopReason, sendStreamed } from "@harness/s03-streaming";
-import { openTrace, TRACE_FLAGS, whereTheTraceIs } from "@harness/s04-tracing";
+import { openTrace, TRACE_FLAGS, traceAfterRun } from "@harness/s04-tracing";
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
 import { fanOut } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
-import { askTheUser, PERMISSION_FLAGS, readPermissions } from "./flags.ts";
+import { askPermissionWith, PERMISSION_FLAGS, readPermissions } from "./flags.ts";
 import { permissionGate } from "./permission-gate.ts";
 
 /** The chapter's CLI: s04's, each tool call through the permission gate. */
@@ -29,21 +29,14 @@ export const chapter: ChapterCli<AbortableStopReason> = {
     const { client, model } = connect(() => new ScriptedModel({ brain: demoBrain }));
     const send = sendStreamed(client);
     // every call through the gate: run, refused with why, or asked about at the terminal
-    const runCall = permissionGate({
-      settings,
-      mode,
-      ask: (request) => askTheUser(request, ask, cwd, (line) => view.note(line)),
-    });
+    const runCall = permissionGate({ settings, mode, ask: askPermissionWith(ask, cwd, (line) => view.note(line)) });
     const emit = fanOut(view.show, trace?.recorder.record);
     const bashTimeoutMs = options.bashTimeoutSeconds * 1000;
+    const afterTrace = traceAfterRun(trace, (line) => view.note(line), cwd, io.env); // where the trace is
     return {
       run: (history, signal) =>
         agentLoop(send, history, { model, cwd, maxTurns, bashTimeoutMs, emit, signal, runCall }),
-      afterRun(_history, result) {
-        if (!trace) return;
-        if (!result) trace.recorder.endRun(); // it threw: its error record was its last
-        view.note(whereTheTraceIs(trace, cwd, io.env));
-      },
+      afterRun: (_history, result) => afterTrace(result),
     };
   },
 };

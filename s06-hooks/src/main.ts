@@ -7,16 +7,15 @@
 import { randomUUID } from "node:crypto";
 import { type ChapterCli, type CliIo, isProgram, processIo, runChapterCli } from "@harness/cli";
 import { sendStreamed } from "@harness/s03-streaming";
-import { openTrace, TRACE_FLAGS, type TracedEvent, whereTheTraceIs } from "@harness/s04-tracing";
-import { askTheUser, PERMISSION_FLAGS, permissionGate, readPermissions } from "@harness/s05-permissions";
+import { openTrace, TRACE_FLAGS, type TracedEvent, traceAfterRun } from "@harness/s04-tracing";
+import { askPermissionWith, PERMISSION_FLAGS, readPermissions } from "@harness/s05-permissions";
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
 import { type Emit, fanOut } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
-import { hookGate } from "./hook-gate.ts";
 import { HOOK_EXIT_CODES, type HookStopReason } from "./hook-stop-reason.ts";
-import { loopHooks, type NoticeEvent } from "./loop-hooks.ts";
+import type { NoticeEvent } from "./loop-hooks.ts";
 import { killRunningHooks } from "./runner/run-hook.ts";
-import { startHooks } from "./start-hooks.ts";
+import { hookSeams, startHooks } from "./start-hooks.ts";
 
 /** The chapter's CLI: s05's, with the user's hooks at the loop's fixed points. */
 export const chapter: ChapterCli<HookStopReason> = {
@@ -36,27 +35,20 @@ export const chapter: ChapterCli<HookStopReason> = {
     // the listeners: the view, the trace; a hook's line for the user is one more event
     const emit: Emit<TracedEvent | NoticeEvent> = fanOut(view.show, trace?.recorder.record);
     const notice = (text: string) => emit({ type: "notice", from: "hook", text });
-    // the hooks: loaded, trusted or not (asked at a terminal), SessionStart run
+    // the hooks: loaded, trusted or not (asked at a terminal), SessionStart run; then in the loop's seams
     const started = await startHooks({
       session: { sessionId: randomUUID(), cwd },
       ask: io.stdin.isTTY ? ask : undefined,
       notice: (line) => say(`hooks: ${line}`),
     });
-    // every call: PreToolUse, s05's gate, PostToolUse
-    const askAbout = (request: Parameters<typeof askTheUser>[0]) => askTheUser(request, ask, cwd, (l) => view.note(l));
-    const gate = permissionGate({ settings, mode, ask: askAbout });
-    const runCall = hookGate({ ...started, settings, mode, gate, ask: askAbout, notice });
-    // before the prompt is sent, and before an answer stands: UserPromptSubmit and Stop
-    const hooks = loopHooks({ ...started, notice });
+    const askPermission = askPermissionWith(ask, cwd, (line) => view.note(line));
+    const { runCall, hooks } = hookSeams(started, { settings, mode, ask: askPermission, notice });
     const bashTimeoutMs = options.bashTimeoutSeconds * 1000;
+    const afterTrace = traceAfterRun(trace, (line) => view.note(line), cwd, io.env); // where the trace is
     return {
       run: (history, signal) =>
         agentLoop(send, history, { model, cwd, maxTurns, bashTimeoutMs, emit, signal, runCall, hooks }),
-      afterRun(_history, result) {
-        if (!trace) return;
-        if (!result) trace.recorder.endRun(); // it threw: its error record was its last
-        view.note(whereTheTraceIs(trace, cwd, io.env));
-      },
+      afterRun: (_history, result) => afterTrace(result),
       close: killRunningHooks,
     };
   },

@@ -3,6 +3,15 @@
  * project's trusted or not (asked at a terminal, as s06's trust rule says), and SessionStart run,
  * whose output the model reads with the first prompt.
  */
+import type { CallRunner } from "@harness/s02-tool-dispatch";
+import {
+  type AskPermission,
+  type PermissionMode,
+  type PermissionSettings,
+  permissionGate,
+} from "@harness/s05-permissions";
+import { hookGate } from "./hook-gate.ts";
+import { type LoopHooks, loopHooks } from "./loop-hooks.ts";
 import { type HookSession, sessionStartInput } from "./runner/hook-input.ts";
 import { type LoadedHooks, loadHooks } from "./runner/load-hooks.ts";
 import { runHooks } from "./runner/run-hooks.ts";
@@ -48,4 +57,27 @@ export async function startHooks(options: StartHooksOptions): Promise<StartedHoo
   const opening = await runHooks(loaded.hooks, start, { cwd: session.cwd, runProjectHooks: trust.runProjectHooks });
   opening.notices.forEach(notice);
   return { hooks: loaded.hooks, session, runProjectHooks: trust.runProjectHooks, context: opening.context };
+}
+
+/** What the hooks fill besides their start: s05's rules and someone to ask, and where their lines go. */
+export interface HookSeamsOptions {
+  settings: PermissionSettings;
+  mode: PermissionMode;
+  /** Asked about a call that asks (the rules' or a hook's question); without it, the answer is no. */
+  ask?: AskPermission;
+  /** Told each line for the user from a hook. */
+  notice(line: string): void;
+}
+
+/**
+ * The loop's seams, with the hooks in them: every call through PreToolUse, s05's permission gate
+ * and PostToolUse (`runCall`); UserPromptSubmit and Stop at the two points that are not a call (`hooks`).
+ */
+export function hookSeams(started: StartedHooks, options: HookSeamsOptions): { runCall: CallRunner; hooks: LoopHooks } {
+  const { settings, mode, ask, notice } = options;
+  const gate = permissionGate({ settings, mode, ask });
+  return {
+    runCall: hookGate({ ...started, settings, mode, gate, ask, notice }),
+    hooks: loopHooks({ ...started, notice }),
+  };
 }

@@ -3,7 +3,11 @@
  * `--continue` (this project's latest), `--resume[=ID]` (a named one; alone, picked at the
  * terminal), each with `--fork` to go on in a copy.
  */
+
+import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import type { AskAnswer, CliOptions, ExtraOption } from "@harness/cli";
+import { addMessage } from "./add-message.ts";
+import { interruptedResults } from "./interrupted-results.ts";
 import { formatSessionLine } from "./list/format-sessions.ts";
 import { type OpenSession, openSession, type SessionChoice } from "./open-session.ts";
 import { listSessions, sessionsDir } from "./store/sessions-dir.ts";
@@ -79,4 +83,20 @@ async function chooseSession({ extra, cwd }: CliOptions, how: OpenSessionForOpti
       return { kind: "resume", id: file.id, fork };
   }
   throw new Error("no session was picked");
+}
+
+/**
+ * What follows each run of a session: a run that threw (a transcript that could not be written)
+ * has what it left unanswered answered; a new session says where it is written, once its file exists.
+ */
+export function sessionAfterRun(session: OpenSession, say: (line: string) => void) {
+  let announced = session.history.length > 0; // opening a resumed session said which one it is
+  return (history: MessageParam[], result?: unknown): void => {
+    const repair = result ? undefined : interruptedResults(history);
+    if (repair) addMessage(history, repair);
+    if (!announced && session.writer.lastId !== null) {
+      say(`session ${session.writer.sessionId} → ${session.writer.path}`);
+      announced = true;
+    }
+  };
 }

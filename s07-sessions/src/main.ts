@@ -6,23 +6,20 @@
  */
 import { type ChapterCli, type CliIo, isProgram, processIo, runChapterCli } from "@harness/cli";
 import { sendStreamed } from "@harness/s03-streaming";
-import { openTrace, secretsOf, TRACE_FLAGS, type TracedEvent, whereTheTraceIs } from "@harness/s04-tracing";
-import { askTheUser, PERMISSION_FLAGS, permissionGate, readPermissions } from "@harness/s05-permissions";
+import { openTrace, secretsOf, TRACE_FLAGS, type TracedEvent, traceAfterRun } from "@harness/s04-tracing";
+import { askPermissionWith, PERMISSION_FLAGS, readPermissions } from "@harness/s05-permissions";
 import {
   HOOK_EXIT_CODES,
   type HookStopReason,
-  hookGate,
+  hookSeams,
   killRunningHooks,
-  loopHooks,
   type NoticeEvent,
   startHooks,
 } from "@harness/s06-hooks";
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
 import { type Emit, fanOut } from "@harness/shared";
-import { addMessage } from "./add-message.ts";
 import { agentLoop } from "./agent-loop.ts";
-import { openSessionFor, SESSION_FLAGS } from "./flags.ts";
-import { interruptedResults } from "./interrupted-results.ts";
+import { openSessionFor, SESSION_FLAGS, sessionAfterRun } from "./flags.ts";
 import type { MessageEvent } from "./transcript-writer.ts";
 
 /** The chapter's CLI: s06's, its runs kept in a session. */
@@ -42,9 +39,10 @@ export const chapter: ChapterCli<HookStopReason> = {
     const { client, model } = connect(() => new ScriptedModel({ brain: demoBrain }));
     const send = sendStreamed(client);
     // the session: new, or the one the options name, its history the one the first prompt goes on from
+    const secrets = secretsOf(io.env);
     const session = await openSessionFor(options, {
       model,
-      secrets: secretsOf(io.env),
+      secrets,
       env: io.env,
       ask: terminal ? ask : undefined,
       say,
@@ -64,27 +62,18 @@ export const chapter: ChapterCli<HookStopReason> = {
       ask: terminal ? ask : undefined,
       notice: (line) => say(`hooks: ${line}`),
     });
-    const askAbout = (request: Parameters<typeof askTheUser>[0]) => askTheUser(request, ask, cwd, (l) => view.note(l));
-    const gate = permissionGate({ settings, mode, ask: askAbout });
-    const runCall = hookGate({ ...started, settings, mode, gate, ask: askAbout, notice });
-    const hooks = loopHooks({ ...started, notice });
+    const askPermission = askPermissionWith(ask, cwd, (line) => view.note(line));
+    const { runCall, hooks } = hookSeams(started, { settings, mode, ask: askPermission, notice });
     const bashTimeoutMs = options.bashTimeoutSeconds * 1000;
-    let announced = resumed; // opening a resumed session said which one it is
+    const afterSession = sessionAfterRun(session, say); // repaired if it threw; where it is written
+    const afterTrace = traceAfterRun(trace, (line) => view.note(line), cwd, io.env); // where the trace is
     return {
       history: session.history,
       run: (history, signal) =>
         agentLoop(send, history, { model, cwd, maxTurns, bashTimeoutMs, emit, signal, runCall, hooks }),
       afterRun(history, result) {
-        // a run that threw (a transcript that could not be written): answer what it left unanswered
-        const repair = result ? undefined : interruptedResults(history);
-        if (repair) addMessage(history, repair);
-        if (!announced && session.writer.lastId !== null) {
-          say(`session ${session.writer.sessionId} → ${session.writer.path}`);
-          announced = true;
-        }
-        if (!trace) return;
-        if (!result) trace.recorder.endRun(); // it threw: its error record was its last
-        view.note(whereTheTraceIs(trace, cwd, io.env));
+        afterSession(history, result);
+        afterTrace(result);
       },
       close() {
         session.close();

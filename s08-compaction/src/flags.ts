@@ -5,17 +5,20 @@
  * [instructions]` summarises by hand; a resumed session goes on from its last compaction.
  */
 import type { CliOptions, ExtraOption, ReplCommand } from "@harness/cli";
-import type { OpenSession } from "@harness/s07-sessions";
-import { readTranscript } from "@harness/s07-sessions";
+import { type ToolMap, toApiTool } from "@harness/s02-tool-dispatch";
+import type { SendTurn } from "@harness/s03-streaming";
+import { type OpenSession, readTranscript } from "@harness/s07-sessions";
 import { historySinceBoundary, writeBoundary } from "./compaction/transcript-boundary.ts";
 import {
   COMPACTION_MODES,
   type CompactionMode,
   type ContextEvent,
-  type ContextWindow,
+  ContextWindow,
+  type ContextWindowOptions,
   isCompactionMode,
 } from "./context-window.ts";
 import type { ContextSize } from "./measure-context.ts";
+import type { PromptTooLong } from "./prompt-too-long.ts";
 
 /** The window, and who keeps the history in it. */
 export const WINDOW_FLAGS: readonly ExtraOption[] = [
@@ -51,6 +54,32 @@ export function readWindowSettings({ extra }: CliOptions): WindowSettings {
     throw new Error(`--context-window expects a whole number of tokens of at least 1, got ${JSON.stringify(raw)}`);
   }
   return { compaction, contextWindow: window };
+}
+
+/** How main.ts opens the window: where its calls go, for which model, with what tools, told to whom. */
+export interface OpenWindowOptions {
+  /** The model call below the window (s03's `sendStreamed`, s09's adapter). */
+  send: SendTurn;
+  /** Reads the provider's "too long" refusal (default: the Messages API's). */
+  tooLong?: (error: unknown) => PromptTooLong | null;
+  model: string;
+  /** The tools the loop offers (the first request's are known before it is sent). */
+  tools: ToolMap;
+  /** Told the context's changes, a refused call and its resend. */
+  emit: NonNullable<ContextWindowOptions["emit"]>;
+  /** One line for an error that failed a summary call. */
+  describeError?: (error: unknown) => string;
+}
+
+/** The window the options set (`readWindowSettings`), on `send`. */
+export function openWindow(settings: WindowSettings, options: OpenWindowOptions): ContextWindow {
+  const { tools, ...rest } = options;
+  return new ContextWindow({
+    ...rest,
+    mode: settings.compaction,
+    contextWindow: settings.contextWindow,
+    tools: [...tools.values()].map(toApiTool),
+  });
 }
 
 /** A resumed session's history from its last compaction on: the summary and the tail, not the whole past. */

@@ -6,28 +6,23 @@
  * session's transcript, and a resumed session goes on from its last one.
  */
 import { type ChapterCli, type CliIo, describeError, isProgram, processIo, runChapterCli } from "@harness/cli";
-import { ALL_TOOLS, toApiTool, toolMap } from "@harness/s02-tool-dispatch";
+import { ALL_TOOLS, toolMap } from "@harness/s02-tool-dispatch";
 import { sendStreamed } from "@harness/s03-streaming";
-import { openTrace, secretsOf, TRACE_FLAGS, type TracedEvent, whereTheTraceIs } from "@harness/s04-tracing";
-import { askTheUser, PERMISSION_FLAGS, permissionGate, readPermissions } from "@harness/s05-permissions";
-import { hookGate, killRunningHooks, loopHooks, type NoticeEvent, startHooks } from "@harness/s06-hooks";
-import {
-  addMessage,
-  interruptedResults,
-  type MessageEvent,
-  openSessionFor,
-  SESSION_FLAGS,
-} from "@harness/s07-sessions";
+import { openTrace, secretsOf, TRACE_FLAGS, type TracedEvent, traceAfterRun } from "@harness/s04-tracing";
+import { askPermissionWith, PERMISSION_FLAGS, readPermissions } from "@harness/s05-permissions";
+import { hookSeams, killRunningHooks, type NoticeEvent, startHooks } from "@harness/s06-hooks";
+import { type MessageEvent, openSessionFor, SESSION_FLAGS, sessionAfterRun } from "@harness/s07-sessions";
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
 import { type Emit, fanOut } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
 import { COMPACTION_EXIT_CODES, type CompactionStopReason } from "./compaction-stop-reason.ts";
-import { type ContextEvent, ContextWindow } from "./context-window.ts";
+import type { ContextEvent } from "./context-window.ts";
 import {
   boundaryWriter,
   compactCommand,
   contextLines,
   historyFromBoundary,
+  openWindow,
   readWindowSettings,
   WINDOW_FLAGS,
 } from "./flags.ts";
@@ -47,14 +42,16 @@ export const chapter: ChapterCli<CompactionStopReason> = {
     // read before any model call: a bad trace id, rule, settings file, mode or window stops here
     const trace = openTrace(options, io.env);
     const { settings, mode } = readPermissions(options);
-    const { contextWindow, compaction } = readWindowSettings(options);
+    const windowSettings = readWindowSettings(options);
+    const { contextWindow, compaction } = windowSettings;
     // the model: the API with a key, else the scripted model (its window as set); each turn streamed
     const { client, model } = connect(() => new ScriptedModel({ brain: demoBrain, contextWindow }));
-    const streamed = sendStreamed(compaction === "server" ? withServerBetas(client) : client);
+    const send = sendStreamed(compaction === "server" ? withServerBetas(client) : client);
     // the session, from its last compaction on when it is resumed
+    const secrets = secretsOf(io.env);
     const session = await openSessionFor(options, {
       model,
-      secrets: secretsOf(io.env),
+      secrets,
       env: io.env,
       ask: terminal ? ask : undefined,
       say,
@@ -70,18 +67,11 @@ export const chapter: ChapterCli<CompactionStopReason> = {
       boundaryWriter(session),
       context.show,
     );
-    // the window: fits each request, and the model calls go through it; it measures what it hears
+    // the window: fits each request, the model calls go through it, it measures what it hears
     const tools = toolMap(ALL_TOOLS);
-    const window = new ContextWindow({
-      send: streamed,
-      model,
-      mode: compaction,
-      contextWindow,
-      tools: [...tools.values()].map(toApiTool),
-      emit,
-      describeError,
-    });
+    const window = openWindow(windowSettings, { send, model, tools, emit, describeError });
     const listen = fanOut(emit, window.observe);
+    // the hooks: loaded, trusted or not, SessionStart told whether the session was resumed
     const notice = (text: string) => emit({ type: "notice", from: "hook", text });
     const started = await startHooks({
       session: { sessionId: session.writer.sessionId, cwd },
@@ -89,12 +79,11 @@ export const chapter: ChapterCli<CompactionStopReason> = {
       ask: terminal ? ask : undefined,
       notice: (line) => say(`hooks: ${line}`),
     });
-    const askAbout = (request: Parameters<typeof askTheUser>[0]) => askTheUser(request, ask, cwd, (l) => view.note(l));
-    const gate = permissionGate({ settings, mode, ask: askAbout });
-    const runCall = hookGate({ ...started, settings, mode, gate, ask: askAbout, notice });
-    const hooks = loopHooks({ ...started, notice });
+    const askPermission = askPermissionWith(ask, cwd, (line) => view.note(line));
+    const { runCall, hooks } = hookSeams(started, { settings, mode, ask: askPermission, notice });
     const bashTimeoutMs = options.bashTimeoutSeconds * 1000;
-    let announced = resumed;
+    const afterSession = sessionAfterRun(session, say); // repaired if it threw; where it is written
+    const afterTrace = traceAfterRun(trace, (line) => view.note(line), cwd, io.env); // where the trace is
     return {
       history,
       run: (history, signal) =>
@@ -104,23 +93,16 @@ export const chapter: ChapterCli<CompactionStopReason> = {
           tools,
           maxTurns,
           bashTimeoutMs,
-          emit: listen,
           signal,
           runCall,
           hooks,
           window,
+          emit: listen,
         }),
       afterRun(history, result) {
-        const repair = result ? undefined : interruptedResults(history);
-        if (repair) addMessage(history, repair);
         if (result) context.afterRun(); // how full the context is, as the last answer measured it
-        if (!announced && session.writer.lastId !== null) {
-          say(`session ${session.writer.sessionId} → ${session.writer.path}`);
-          announced = true;
-        }
-        if (!trace) return;
-        if (!result) trace.recorder.endRun(); // it threw: its error record was its last
-        view.note(whereTheTraceIs(trace, cwd, io.env));
+        afterSession(history, result);
+        afterTrace(result);
       },
       commands: [compactCommand(window)],
       close() {

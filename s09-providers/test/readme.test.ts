@@ -110,9 +110,9 @@ describe.each(READMES)("%s", (name) => {
       expect.arrayContaining(["`adapter.streamTurn`", "`adapter.promptTooLong`"]),
     );
     const main = normalisedLines(readFileSync(join(CHAPTER, "src", "main.ts"), "utf8"));
-    const shown = codeFences(text, "ts").find((block) => block.includes("send: provider.adapter.streamTurn,"));
+    const shown = codeFences(text, "ts").find((block) => block.includes("const send = adapter.streamTurn;"));
     expect(shown && containsRun(main, normalisedLines(shown))).toBe(true);
-    expect(shown).toContain("tooLong: provider.adapter.promptTooLong,");
+    expect(shown).toContain("tooLong: adapter.promptTooLong,");
   });
 
   it("shows the finish-reason table as CHAT_STOP_REASONS maps it", () => {

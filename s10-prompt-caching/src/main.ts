@@ -6,26 +6,20 @@
  * line says what was read from the cache and what the session has cost.
  */
 import { type ChapterCli, type CliIo, describeError, isProgram, processIo, runChapterCli } from "@harness/cli";
-import { ALL_TOOLS, toApiTool, toolMap } from "@harness/s02-tool-dispatch";
-import { openTrace, secretsOf, TRACE_FLAGS, type TracedEvent, whereTheTraceIs } from "@harness/s04-tracing";
-import { askTheUser, PERMISSION_FLAGS, permissionGate, readPermissions } from "@harness/s05-permissions";
-import { hookGate, killRunningHooks, loopHooks, type NoticeEvent, startHooks } from "@harness/s06-hooks";
-import {
-  addMessage,
-  interruptedResults,
-  type MessageEvent,
-  openSessionFor,
-  SESSION_FLAGS,
-} from "@harness/s07-sessions";
+import { ALL_TOOLS, toolMap } from "@harness/s02-tool-dispatch";
+import { openTrace, secretsOf, TRACE_FLAGS, type TracedEvent, traceAfterRun } from "@harness/s04-tracing";
+import { askPermissionWith, PERMISSION_FLAGS, readPermissions } from "@harness/s05-permissions";
+import { hookSeams, killRunningHooks, type NoticeEvent, startHooks } from "@harness/s06-hooks";
+import { type MessageEvent, openSessionFor, SESSION_FLAGS, sessionAfterRun } from "@harness/s07-sessions";
 import {
   boundaryWriter,
   COMPACTION_EXIT_CODES,
   type CompactionStopReason,
   type ContextEvent,
-  ContextWindow,
   compactCommand,
   contextLines,
   historyFromBoundary,
+  openWindow,
   readWindowSettings,
   WINDOW_FLAGS,
 } from "@harness/s08-compaction";
@@ -53,7 +47,8 @@ export const chapter: ChapterCli<CompactionStopReason> = {
     // read before any model call: a bad trace id, rule, settings file, mode or window stops here
     const trace = openTrace(options, io.env);
     const { settings, mode } = readPermissions(options);
-    const { contextWindow, compaction } = readWindowSettings(options);
+    const windowSettings = readWindowSettings(options);
+    const { contextWindow, compaction } = windowSettings;
     const cache = readCacheSettings(options);
     // the model: the adapter of the wire format chosen, the scripted model speaking it without a key;
     // an OpenAI format keys its own cache by the session (known once the session is open)
@@ -61,11 +56,12 @@ export const chapter: ChapterCli<CompactionStopReason> = {
     let sessionId: string | undefined;
     const promptCacheKey = () => (cache.on ? sessionId : undefined);
     const provider = connectProvider(cli, options, { compaction, scripted, promptCacheKey });
-    const { model } = provider;
+    const { adapter, model } = provider;
     // the session, from its last compaction on when it is resumed
+    const secrets = secretsOf(io.env);
     const session = await openSessionFor(options, {
       model,
-      secrets: secretsOf(io.env),
+      secrets,
       env: io.env,
       ask: terminal ? ask : undefined,
       say,
@@ -87,20 +83,19 @@ export const chapter: ChapterCli<CompactionStopReason> = {
       meter.observe,
     );
     // the window: fits each request, and sends it through the breakpoints (Messages format only) to the adapter
-    const { adapter } = provider;
-    const marked = cache.on && adapter.format === "anthropic";
     const tools = toolMap(ALL_TOOLS);
-    const window = new ContextWindow({
-      send: marked ? cached(adapter.streamTurn, { ttl: cache.ttl }) : adapter.streamTurn,
+    const marked = cache.on && adapter.format === "anthropic";
+    const send = marked ? cached(adapter.streamTurn, { ttl: cache.ttl }) : adapter.streamTurn;
+    const window = openWindow(windowSettings, {
+      send,
       tooLong: adapter.promptTooLong,
       model,
-      mode: compaction,
-      contextWindow,
-      tools: [...tools.values()].map(toApiTool),
+      tools,
       emit,
       describeError,
     });
     const listen = fanOut(emit, window.observe);
+    // the hooks: loaded, trusted or not, SessionStart told whether the session was resumed
     const notice = (text: string) => emit({ type: "notice", from: "hook", text });
     const started = await startHooks({
       session: { sessionId: session.writer.sessionId, cwd },
@@ -108,12 +103,11 @@ export const chapter: ChapterCli<CompactionStopReason> = {
       ask: terminal ? ask : undefined,
       notice: (line) => say(`hooks: ${line}`),
     });
-    const askAbout = (request: Parameters<typeof askTheUser>[0]) => askTheUser(request, ask, cwd, (l) => view.note(l));
-    const gate = permissionGate({ settings, mode, ask: askAbout });
-    const runCall = hookGate({ ...started, settings, mode, gate, ask: askAbout, notice });
-    const hooks = loopHooks({ ...started, notice });
+    const askPermission = askPermissionWith(ask, cwd, (line) => view.note(line));
+    const { runCall, hooks } = hookSeams(started, { settings, mode, ask: askPermission, notice });
     const bashTimeoutMs = options.bashTimeoutSeconds * 1000;
-    let announced = resumed;
+    const afterSession = sessionAfterRun(session, say); // repaired if it threw; where it is written
+    const afterTrace = traceAfterRun(trace, (line) => view.note(line), cwd, io.env); // where the trace is
     return {
       history,
       run: (history, signal) =>
@@ -123,26 +117,19 @@ export const chapter: ChapterCli<CompactionStopReason> = {
           tools,
           maxTurns,
           bashTimeoutMs,
-          emit: listen,
           signal,
           runCall,
           hooks,
           window,
+          emit: listen,
         }).catch((error: unknown) => {
-          throw provider.describe(error);
+          throw provider.describe(error); // an OpenAI format's error names its endpoint
         }),
       afterRun(history, result) {
-        const repair = result ? undefined : interruptedResults(history);
-        if (repair) addMessage(history, repair);
         if (result) context.afterRun(); // how full the context is, as the last answer measured it
         if (result) cacheLine.afterRun(); // what the cache read and wrote, and what the session cost
-        if (!announced && session.writer.lastId !== null) {
-          say(`session ${session.writer.sessionId} → ${session.writer.path}`);
-          announced = true;
-        }
-        if (!trace) return;
-        if (!result) trace.recorder.endRun(); // it threw: its error record was its last
-        view.note(whereTheTraceIs(trace, cwd, io.env));
+        afterSession(history, result);
+        afterTrace(result);
       },
       commands: [compactCommand(window)],
       close() {
