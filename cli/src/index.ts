@@ -1,4 +1,5 @@
 export * from "./ask-user.ts";
+export * from "./chapter-cli.ts";
 export * from "./create-client.ts";
 export * from "./credential-values.ts";
 export * from "./describe-error.ts";

@@ -3,7 +3,7 @@
  * which it is, and give it the process's own streams when no test passes its own.
  */
 import { realpathSync } from "node:fs";
-import type { CliIo } from "./run-chapter-cli.ts";
+import type { CliIo } from "./chapter-cli.ts";
 
 /** The process's own streams and environment. */
 export function processIo(): CliIo {

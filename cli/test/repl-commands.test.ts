@@ -12,8 +12,9 @@ import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
 import { type AgentLoopResult, AgentTurn, appendAssistantTurn } from "@harness/shared";
 import { afterAll, describe, expect, it } from "vitest";
+import type { ChapterCli, CliIo, ReplCommand } from "../src/chapter-cli.ts";
 import { usage } from "../src/parse-cli-args.ts";
-import { type ChapterCli, type CliIo, type ReplCommand, runChapterCli } from "../src/run-chapter-cli.ts";
+import { runChapterCli } from "../src/run-chapter-cli.ts";
 
 const cwd = realpathSync(mkdtempSync(join(tmpdir(), "repl-commands-")));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));

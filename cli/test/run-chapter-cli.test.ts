@@ -9,15 +9,10 @@ import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
 import { type AgentLoopResult, AgentTurn, appendAssistantTurn, isValidHistory } from "@harness/shared";
 import { afterAll, describe, expect, it } from "vitest";
+import type { ChapterCli, ChapterSession, CliIo, CliStart } from "../src/chapter-cli.ts";
 import { exitCodeFor } from "../src/exit-code-for.ts";
 import { loadEnv } from "../src/load-env.ts";
-import {
-  type ChapterCli,
-  type ChapterSession,
-  type CliIo,
-  type CliStart,
-  runChapterCli,
-} from "../src/run-chapter-cli.ts";
+import { runChapterCli } from "../src/run-chapter-cli.ts";
 import type { ShownEvent } from "../src/terminal-view.ts";
 
 const cwd = realpathSync(mkdtempSync(join(tmpdir(), "run-chapter-cli-")));
