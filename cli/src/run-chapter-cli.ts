@@ -239,25 +239,32 @@ export async function runChapterCli<R extends string>(
     controller = new AbortController();
     interrupts = 0;
     let code: number = EXIT_CODES.error;
-    let result: AgentLoopResult<R> | undefined;
+    // what follows a run is said before the JSON line or the error line, which stay the last
+    let after = !command;
+    const afterRun = (result?: AgentLoopResult<R>) => {
+      const due = after && !exiting;
+      after = false; // once, even when it throws
+      if (due) started.afterRun?.(history, result);
+    };
     try {
       if (command) {
         await command.run(args.trim(), history, controller.signal);
         code = EXIT_CODES.final_answer;
       } else {
         appendUserText(history, line);
-        result = await started.run(history, controller.signal);
+        const result = await started.run(history, controller.signal);
+        afterRun(result);
         if (options.json) io.stdout.write(`${JSON.stringify(result)}\n`);
         code = exitCodeFor(result.stopReason, chapter.exitCodes);
       }
     } catch (error) {
       view.modelAnswered();
       view.endLine();
+      afterRun();
       fail(error);
     } finally {
       controller = null;
     }
-    if (!command && !exiting) started.afterRun?.(history, result);
     return code;
   };
 
