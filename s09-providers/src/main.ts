@@ -112,8 +112,8 @@ export const chapter: ChapterCli<CompactionStopReason> = {
           runCall,
           hooks,
           window,
-        }).catch((error: unknown) => {
-          throw provider.describe(error);
+        }).catch(async (error: unknown) => {
+          throw await provider.describe(error);
         }),
       afterRun(history, result) {
         const repair = result ? undefined : interruptedResults(history);
