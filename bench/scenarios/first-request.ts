@@ -80,7 +80,7 @@ const KEY = "bench-api-key-0123456789abcdef";
 
 /** Run the spawn and per-turn comparison. */
 export async function firstRequest(o: FirstRequestOptions): Promise<Section> {
-  const harnesses = [...ours(o.repoRoot), ...peers()];
+  const harnesses = [...ours(o.repoRoot, o.turns), ...peers()];
   const missing = peerSearch().filter((p) => !p.found);
   const root = mkdtempSync(join(tmpdir(), "bench-first-request-"));
   const work = join(root, "work");
@@ -186,7 +186,7 @@ export async function firstRequest(o: FirstRequestOptions): Promise<Section> {
       "from /proc; the bash commands it runs are not in it), with the CPU ratio in brackets.",
     figures,
     notes: [
-      "s01 and s09 run as `node --import tsx sNN/src/main.ts --cwd DIR PROMPT` (what `pnpm sNN` runs) with " +
+      "s01 and s09 run as `node --import tsx sNN/src/main.ts --cwd DIR --max-turns N PROMPT` (what `pnpm sNN` runs) with " +
         "ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL set, so they take the API path; s09 with `--allow 'Bash(echo:*)'` " +
         "(s05's rule), so each call is decided and runs. Claude Code runs as `claude -p PROMPT --allowedTools " +
         "'Bash(echo:*)'` with its nonessential traffic and experimental betas off; pi as `pi -p --provider anthropic --model " +
@@ -199,13 +199,16 @@ export async function firstRequest(o: FirstRequestOptions): Promise<Section> {
   };
 }
 
-/** The course's two harnesses. */
-function ours(repoRoot: string): Harness[] {
+/** The course's two harnesses, with a turn budget above what the conversation takes. */
+function ours(repoRoot: string, turns: number): Harness[] {
   const chapter = (name: string, folder: string, extra: string[]): Harness => ({
     name,
     role: "ours",
     command: process.execPath,
-    args: (prompt, work) => ["--import", "tsx", `${folder}/src/main.ts`, "--cwd", work, ...extra, prompt],
+    args: (prompt, work) => {
+      const budget = ["--max-turns", String(turns + 5)];
+      return ["--import", "tsx", `${folder}/src/main.ts`, "--cwd", work, ...budget, ...extra, prompt];
+    },
     cwd: () => repoRoot,
     env: (url, home) => ({
       PATH: process.env.PATH,
@@ -420,7 +423,7 @@ async function runOnce(
 async function census(repoRoot: string, server: CountingServer, work: string, root: string): Promise<string[]> {
   const preload = fileURLToPath(new URL("../module-census.mjs", import.meta.url));
   const counts: string[] = [];
-  for (const harness of ours(repoRoot)) {
+  for (const harness of ours(repoRoot, 1)) {
     const home = mkdtempSync(join(root, "census-"));
     const out = join(home, "modules.json");
     const child = spawn(process.execPath, ["--import", preload, ...harness.args("bench: 1 tool turns", work)], {
