@@ -62,7 +62,7 @@ export function lastResults(body: MessageCreateParams): ToolResultBlockParam[] {
   const last = body.messages.at(-1) as MessageParam;
   return typeof last.content === "string"
     ? []
-    : last.content.filter((b): b is ToolResultBlockParam => b.type === "tool_result");
+    : last.content.flatMap((b) => (b.type === "tool_result" ? [b] : []));
 }
 
 /** The AgentLoopResult `--json` printed, with s11's `todos`. */
