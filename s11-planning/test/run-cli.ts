@@ -60,9 +60,7 @@ export function sent(model: ScriptedModel): MessageCreateParams[] {
 /** The tool_result blocks of a request's last message. */
 export function lastResults(body: MessageCreateParams): ToolResultBlockParam[] {
   const last = body.messages.at(-1) as MessageParam;
-  return typeof last.content === "string"
-    ? []
-    : last.content.flatMap((b) => (b.type === "tool_result" ? [b] : []));
+  return typeof last.content === "string" ? [] : last.content.flatMap((b) => (b.type === "tool_result" ? [b] : []));
 }
 
 /** The AgentLoopResult `--json` printed, with s11's `todos`. */
