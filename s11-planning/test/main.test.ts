@@ -203,6 +203,38 @@ describe("pnpm s11", () => {
     expect(jsonResult(resumed.stdout).todos).toEqual(OPEN);
   });
 
+  it("restates the list in the same run when a compaction over the threshold summarised the call away", async () => {
+    const reads = (a: string, b: string) =>
+      reply([toolUse("read_file", { path: a }), toolUse("read_file", { path: b })]);
+    const steps = [
+      reply([todoWrite(OPEN)]),
+      reads("p1", "p2"),
+      reads("p3", "p4"),
+      reads("p5", "p6"),
+      textReply("Done."),
+    ];
+    const { model, env } = await serve({
+      brain: (request) =>
+        isSummary(request) ? textReply("## Task\nRead the parts.") : (steps.shift() ?? textReply("?")),
+    });
+    const parts = Object.fromEntries([1, 2, 3, 4, 5, 6].map((i) => [`p${i}`, bigFile(60)]));
+    const { code, stdout } = await runHere(
+      ["--cwd", project(parts), "--context-window", "6000", "Read the parts"],
+      env,
+    );
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^context: over the threshold: summarised \d+ messages, kept \d+/m);
+    const turns = sent(model).filter((body) => !isSummary(body));
+    const after = turns.at(-1) as MessageCreateParams; // the request the compaction was for
+    expect(JSON.stringify(after.messages)).not.toContain('"name":"todo_write"');
+    const opening = unmarked(after.messages)[0].content;
+    expect(opening.slice(0, 2)).toEqual([
+      { type: "text", text: `${SUMMARY_OPENING}\n\n## Task\nRead the parts.` },
+      { type: "text", text: restatement(OPEN) },
+    ]);
+    expect(historyProblems(after.messages)).toEqual([]);
+  });
+
   it("restores the list after --continue, shown before the first turn and in the result", async () => {
     const { env } = await serve({
       script: [reply([todoWrite(OPEN)]), textReply("Planned."), textReply("Going on.")],
