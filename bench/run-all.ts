@@ -26,6 +26,7 @@ import { grepSafeguard } from "./scenarios/grep-safeguard.ts";
 import { hookCost } from "./scenarios/hook-cost.ts";
 import { loopOverhead } from "./scenarios/loop-overhead.ts";
 import { permissionDecisions } from "./scenarios/permission-decisions.ts";
+import { planning } from "./scenarios/planning.ts";
 import { promptCaching } from "./scenarios/prompt-caching.ts";
 import { sessionResume } from "./scenarios/session-resume.ts";
 import { streamLatency } from "./scenarios/stream-latency.ts";
@@ -63,6 +64,7 @@ const scenarios: { name: string; slow?: boolean; run: () => Promise<Section> }[]
   { name: "compaction", run: () => compactionBenefit({ warmup: 2, reps: 9 }) },
   { name: "adapters", run: () => adapterCost({ turns: 9, warmup: 3, reps: reps ?? 15 }) },
   { name: "caching", run: () => promptCaching({ turns: 50 }) },
+  { name: "planning", run: () => planning({ warmup: 2, reps: 9 }) },
   { name: "cold-start", run: () => coldStart({ warmup: 2, reps: 10, repoRoot }) },
   { name: "cold-start", run: () => firstRequest({ turns: 10, warmup: 1, reps: reps ?? 7, repoRoot }) },
   { name: "test-cache", slow: true, run: () => testCache({ reps: 3, repoRoot }) },
