@@ -132,8 +132,8 @@ export const chapter: ChapterCli<CompactionStopReason> = {
           emit: listen,
         }).then(
           (result) => ({ ...result, todos: todos.items }), // the plan in the result (--json)
-          (error: unknown) => {
-            throw provider.describe(error); // an OpenAI format's error names its endpoint
+          async (error: unknown) => {
+            throw await provider.describe(error); // an OpenAI format's error names its endpoint
           },
         ),
       afterRun(history, result) {
