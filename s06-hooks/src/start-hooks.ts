@@ -12,7 +12,7 @@ import {
 } from "@harness/s05-permissions";
 import { hookGate } from "./hook-gate.ts";
 import { type LoopHooks, loopHooks } from "./loop-hooks.ts";
-import { type HookSession, sessionStartInput } from "./runner/hook-input.ts";
+import { type HookEventName, type HookSession, sessionStartInput } from "./runner/hook-input.ts";
 import { type LoadedHooks, loadHooks } from "./runner/load-hooks.ts";
 import { runHooks } from "./runner/run-hooks.ts";
 import { decideTrust, type TrustAnswer } from "./runner/trust.ts";
@@ -37,6 +37,8 @@ export interface StartHooksOptions {
   ask?: (question: string, choices: readonly TrustAnswer[]) => Promise<TrustAnswer>;
   /** Told each line for the user: a hook that did not load, the trust decision, SessionStart's notices. */
   notice(line: string): void;
+  /** The events the harness fires (default: this chapter's, `HOOK_EVENTS`); a hook for another is not loaded. */
+  events?: readonly HookEventName[];
 }
 
 /**
@@ -45,7 +47,7 @@ export interface StartHooksOptions {
  */
 export async function startHooks(options: StartHooksOptions): Promise<StartedHooks> {
   const { session, notice } = options;
-  const loaded: LoadedHooks = loadHooks(session.cwd);
+  const loaded: LoadedHooks = loadHooks(session.cwd, options.events);
   for (const problem of loaded.problems) notice(problem);
   if (loaded.hooks.length === 0) return { hooks: [], session, runProjectHooks: false, context: [] };
   const { ask } = options;
