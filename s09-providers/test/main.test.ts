@@ -13,6 +13,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { readTrace, sentRequests, traceDir } from "@harness/s04-tracing";
 import {
+  estimateInputTokens,
   reply,
   ScriptedModel,
   type ScriptedModelOptions,
@@ -287,6 +288,38 @@ describe("pnpm s09", () => {
       // the read's answer was refused, then the summary, then the same request again, summarised
       expect(model.requests.slice(5).map((r) => r.api)).toEqual([API[format], API[format], API[format]]);
       expect(model.requests).toHaveLength(8);
+    },
+    60_000,
+  );
+
+  it.each(WIRE_FORMATS)(
+    "on %s, takes on a window smaller than --context-window says, and a single prompt's reads go on past it",
+    async (format) => {
+      // one prompt, eight reads of about 130 tokens each; the model reads 1,500 tokens, the harness was told 20,000
+      const reads = Array.from({ length: 8 }, (_, i) => reply([toolUse("read_file", { path: `part-${i + 1}.txt` })]));
+      const turns = [...reads, textReply("Read all eight.")];
+      const { model, env } = await served(format, {
+        contextWindow: 1500,
+        // a summary request is answered with a summary; every other request with the next turn
+        brain: (request) =>
+          JSON.stringify(request.messages.at(-1)).includes("Summarise this conversation")
+            ? textReply("## Task\n- read part-1.txt to part-8.txt")
+            : (turns.shift() ?? textReply("nothing left")),
+      });
+      const lines = `${Array.from({ length: 50 }, (_, k) => k).join("\n")}\n`;
+      const files = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`part-${i + 1}.txt`, lines]));
+      const { code, stdout } = await runCli(
+        ["--provider", format, "--context-window", "20000", "--max-turns", "12", "--cwd", project(files)],
+        env,
+        ["Read part-1.txt to part-8.txt, one at a time"],
+      );
+      expect(code).toBe(0);
+      // the Responses API names no window: the refused request bounds it
+      const said = stdout.match(/^context: the API(?:'s window is| refused) [\d,]+ tokens.*, not 20,000\b.*$/gm);
+      expect(said).toHaveLength(1);
+      expect(stdout).toContain("── final_answer · 9 turns · 8 tool calls");
+      expect(turns).toHaveLength(0);
+      expect(model.requests.filter((r) => estimateInputTokens(r.body) > 1500)).toHaveLength(1); // the one refused
     },
     60_000,
   );
