@@ -365,6 +365,30 @@ describe("pnpm s04 --trace", () => {
     expect(processes().filter((p) => p.pgid === pgid)).toEqual([]);
   }, 60_000);
 
+  it("traces a call whose input nests 10,000 levels deep as an invalid_arguments result, and the run goes on", async () => {
+    const deep = `{"command":"touch PWNED","x":${"[".repeat(10_000)}${"]".repeat(10_000)}}`;
+    const model = new ScriptedModel({
+      script: [reply([{ type: "tool_use", name: "bash", rawInput: deep }]), textReply("Done.")],
+    });
+    const server = await scriptedServer(model);
+    const cwd = workdir();
+    const env = cleanEnv({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url });
+    const { code, stdout, stderr } = await runHere(["--trace=deep", "--cwd", cwd, "Run it"], env);
+    expect(stderr).not.toContain("error");
+    expect(code).toBe(0);
+    expect(stdout).toContain("Error [invalid_arguments]: the input nests deeper than 64 levels");
+    expect(stdout).toContain("── final_answer · 2 turns · 1 tool call");
+    const trace = readTrace(tracePathFor(cwd, env, "deep"));
+    expect(trace.records.map((r) => r.type)).toEqual(["iteration", "iteration", "result"]);
+    expect((trace.records[0] as IterationRecord).toolCalls[0]).toMatchObject({
+      name: "bash",
+      input: {},
+      isError: true,
+    });
+    expect(sentValidHistories(trace)).toBe(true);
+    expect(existsSync(join(cwd, "PWNED"))).toBe(false);
+  }, 60_000);
+
   it("records the error when a model call fails, and still says where the trace is", async () => {
     const model = new ScriptedModel({
       script: [

@@ -9,6 +9,7 @@
  * Left out: citations and server-tool results are carried in the history but not interpreted.
  */
 import type { ContentBlockParam, Message } from "@anthropic-ai/sdk/resources/messages";
+import { MAX_INPUT_DEPTH, nestedDeeperThan } from "./nested-deeper-than.ts";
 
 /** A tool call the harness may run: a `tool_use` block with an id and a name. */
 export interface ToolCall {
@@ -55,8 +56,9 @@ export class AgentTurn {
    * Contract: a `tool_use` block without a string id and name, or with the id of an earlier block,
    * is dropped from both the tool calls and the history (the API would reject it and no result
    * could answer it exactly once); one whose
-   * input is not a JSON object keeps its id, gets `{}` as input in the history and an
-   * `inputError`, so the loop can answer it with an error instead of running it.
+   * input is not a JSON object, or nests deeper than `MAX_INPUT_DEPTH`, keeps its id, gets `{}` as
+   * input in the history and an `inputError`, so the loop can answer it with an error instead of
+   * running it.
    * Contract: a text block that is empty or whitespace only is dropped, because the API rejects
    * it. `historyContent` is never empty; a response with no content is recorded as one text
    * block saying so, because the API rejects an empty assistant message.
@@ -95,17 +97,24 @@ export class AgentTurn {
 }
 
 function toolCallFrom(id: string, name: string, input: unknown): ToolCall {
+  // checked first: nothing below may walk it (JSON.stringify would overflow the stack)
+  if (nestedDeeperThan(input, MAX_INPUT_DEPTH)) return tooDeep(id, name);
   if (isRecord(input)) return { id, name, input };
   if (typeof input === "string") {
-    // a streamed input that did not parse arrives here as its raw text
+    // a streamed input that did not parse (or nested too deep) arrives here as its raw text
     try {
       const parsed: unknown = JSON.parse(input === "" ? "{}" : input);
+      if (nestedDeeperThan(parsed, MAX_INPUT_DEPTH)) return tooDeep(id, name);
       if (isRecord(parsed)) return { id, name, input: parsed };
     } catch {}
     return { id, name, input: {}, inputError: `the input is not a JSON object: ${clip(input, 200)}` };
   }
   if (input === undefined || input === null) return { id, name, input: {} };
   return { id, name, input: {}, inputError: `the input is not a JSON object: ${clip(JSON.stringify(input), 200)}` };
+}
+
+function tooDeep(id: string, name: string): ToolCall {
+  return { id, name, input: {}, inputError: `the input nests deeper than ${MAX_INPUT_DEPTH} levels` };
 }
 
 function usageFrom(usage: unknown): TokenUsage {

@@ -3,6 +3,7 @@ import { jsonFixtures, readJsonFixture } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
 import { AgentTurn } from "../src/agent-turn.ts";
 import { isValidHistory } from "../src/history-problems.ts";
+import { MAX_INPUT_DEPTH, nestedDeeperThan } from "../src/nested-deeper-than.ts";
 import { stopReasonFor } from "../src/stop-reason-for.ts";
 
 /** A response with these blocks; anything the test leaves out is what the API would send. */
@@ -208,6 +209,34 @@ describe("AgentTurn.fromResponse", () => {
     expect(turn.toolCalls[0].inputError).toMatch(/not a JSON object/);
     expect(turn.toolCalls[0].input).toEqual({});
     expect(turn.historyContent[0]).toMatchObject({ input: {} });
+  });
+
+  it.each([
+    ["an object", () => JSON.parse(`{"x":${"[".repeat(10_000)}${"]".repeat(10_000)}}`)],
+    ["an array", () => JSON.parse(`${"[".repeat(10_000)}${"]".repeat(10_000)}`)],
+    ["a string", () => `{"x":${"[".repeat(10_000)}${"]".repeat(10_000)}}`],
+  ])(
+    "gives a tool_use whose input nests deeper than MAX_INPUT_DEPTH, as %s, an inputError, and {} in the history",
+    (_what, input) => {
+      const turn = AgentTurn.fromResponse(
+        response([{ type: "tool_use", id: "toolu_1", name: "bash", input: input() }]),
+      );
+      expect(turn.toolCalls[0]).toEqual({
+        id: "toolu_1",
+        name: "bash",
+        input: {},
+        inputError: `the input nests deeper than ${MAX_INPUT_DEPTH} levels`,
+      });
+      expect(JSON.stringify(turn.historyContent)).toBe('[{"type":"tool_use","id":"toolu_1","name":"bash","input":{}}]');
+    },
+  );
+
+  it("keeps input nested exactly MAX_INPUT_DEPTH levels deep", () => {
+    const input = JSON.parse(`{"x":${"[".repeat(MAX_INPUT_DEPTH - 1)}${"]".repeat(MAX_INPUT_DEPTH - 1)}}`);
+    expect(nestedDeeperThan(input, MAX_INPUT_DEPTH)).toBe(false);
+    expect(nestedDeeperThan({ y: input }, MAX_INPUT_DEPTH)).toBe(true);
+    const turn = AgentTurn.fromResponse(response([{ type: "tool_use", id: "toolu_1", name: "bash", input }]));
+    expect(turn.toolCalls[0].inputError).toBeUndefined();
   });
 
   it("clips a long malformed input in the inputError", () => {
