@@ -53,12 +53,14 @@ export class AgentTurn {
   /**
    * Normalise one provider response. Never throws, whatever the response holds.
    *
-   * Contract: a `tool_use` block without a string id and name, or with the id of an earlier block,
-   * is dropped from both the tool calls and the history (the API would reject it and no result
-   * could answer it exactly once); one whose
-   * input is not a JSON object, or nests deeper than `MAX_INPUT_DEPTH`, keeps its id, gets `{}` as
-   * input in the history and an `inputError`, so the loop can answer it with an error instead of
-   * running it.
+   * Contract: a `tool_use` block without a string id is dropped from both the tool calls and the
+   * history (no result could answer it). Every other one is a call the loop answers, never dropped
+   * nor merged: one without a name is named `MISSING_TOOL_NAME` (no tool has it: an error result
+   * says so); blocks that share an id each get an `inputError` (which one the id meant is unknown,
+   * so none runs) and, after the first, an id of their own, so each result answers one call; one
+   * whose input is not a JSON object, or nests deeper than `MAX_INPUT_DEPTH`, gets an `inputError`.
+   * A call with an `inputError` has `{}` as input in the history, and the loop answers it with an
+   * error instead of running it.
    * Contract: a text block that is empty or whitespace only is dropped, because the API rejects
    * it. `historyContent` is never empty; a response with no content is recorded as one text
    * block saying so, because the API rejects an empty assistant message.
@@ -68,6 +70,9 @@ export class AgentTurn {
     const texts: string[] = [];
     const toolCalls: ToolCall[] = [];
     const history: ContentBlockParam[] = [];
+    const ids = blocks.flatMap((b) => (isRecord(b) && b.type === "tool_use" && isNonEmptyString(b.id) ? [b.id] : []));
+    const shared = new Set(ids.filter((id, i) => ids.indexOf(id) !== i)); // ids more than one call carries
+    const given = new Set<string>(); // the ids given out so far, each once
     for (const block of blocks) {
       if (!isRecord(block) || typeof block.type !== "string") continue;
       if (block.type === "text") {
@@ -77,11 +82,15 @@ export class AgentTurn {
         texts.push(block.text);
         history.push(block as unknown as ContentBlockParam);
       } else if (block.type === "tool_use") {
-        if (!isNonEmptyString(block.id) || !isNonEmptyString(block.name)) continue;
-        if (toolCalls.some((c) => c.id === block.id)) continue; // one result per id: a repeated id is dropped
-        const call = toolCallFrom(block.id, block.name, block.input);
+        if (!isNonEmptyString(block.id)) continue;
+        const name = isNonEmptyString(block.name) ? block.name : MISSING_TOOL_NAME;
+        const id = given.has(block.id) ? unusedId(block.id, new Set([...ids, ...given])) : block.id;
+        given.add(id);
+        const call = shared.has(block.id)
+          ? { id, name, input: {}, inputError: `another call in this turn has its id (${block.id}): none of them ran` }
+          : toolCallFrom(id, name, block.input);
         toolCalls.push(call);
-        history.push({ ...block, input: call.inputError ? {} : call.input } as ContentBlockParam);
+        history.push({ ...block, id, name, input: call.inputError ? {} : call.input } as ContentBlockParam);
       } else {
         // thinking, redacted_thinking, server tool blocks, and types this code does not know:
         // the provider sent them, so the provider gets them back unchanged.
@@ -94,6 +103,14 @@ export class AgentTurn {
     }
     return new AgentTurn(texts.join("\n"), toolCalls, stop, usageFrom(message?.usage), history);
   }
+}
+
+/** The name a call without one is given: no tool has it, so the call is answered with an error. */
+export const MISSING_TOOL_NAME = "missing_tool_name";
+
+/** `id` with the first suffix (`_2`, `_3`, ...) that is not `taken`. */
+function unusedId(id: string, taken: ReadonlySet<string>): string {
+  for (let n = 2; ; n++) if (!taken.has(`${id}_${n}`)) return `${id}_${n}`;
 }
 
 function toolCallFrom(id: string, name: string, input: unknown): ToolCall {
