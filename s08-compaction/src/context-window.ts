@@ -2,9 +2,10 @@
  * The context window as one seam the loop calls, `fit`, and one it sends through, `send`, both
  * built by main.ts. Before each model call `fit` clears old tool results above the first
  * threshold and summarises the history above the second. `send` is the model call wrapped: when
- * the API still refuses the history as too long, it takes on the window the refusal names (or, when
- * it names none, one no larger than the refused request), says so, summarises once and sends again. Each response is measured as the window hears the loop's events
- * (`observe`); what happens to the context is told as `context` events.
+ * the API still refuses the history as too long, it takes on the window the refusal names (naming
+ * none, the refused request's size), says so once, summarises and sends again. Each response is
+ * measured as the window hears the loop's events (`observe`); what happens to the context is told
+ * as `context` events.
  *
  * Three modes: `client` (this chapter's mechanism), `server` (the API's context management, asked
  * for with each request), `off` (nothing: the history grows until the API refuses it).
