@@ -68,7 +68,8 @@ export function modeBaseline(mode: PermissionMode, kind: AccessKind, insideCwd =
       if (kind === "unseen") {
         return {
           behavior: "ask",
-          reason: "bypassPermissions mode asks about what the parser cannot see through: no deny rule can be matched against it",
+          reason:
+            "bypassPermissions mode asks about what the parser cannot see through: no deny rule can be matched against it",
         };
       }
       return { behavior: "allow", reason: "bypassPermissions mode runs everything no deny rule names" };

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: shell lines, written as bash reads them
 /**
  * The honest boundary's table: evasions that users of real harnesses reported against permission
  * rules, each with the decision this engine makes in default mode and in bypassPermissions, and

@@ -27,9 +27,19 @@ const { cleanEnv, project, runHere } = cliRunner("s05-permissions", { main });
 
 /** The honest boundary's rules, as the user gives them on the command line. */
 const RULES = [
-  ...["git:*", "echo:*", "printf:*", "cat:*", "grep:*", "find:*", "xargs:*", "python3:*", "tar:*", "npm:*", "docker:*"].map(
-    (rule) => `--allow=Bash(${rule})`,
-  ),
+  ...[
+    "git:*",
+    "echo:*",
+    "printf:*",
+    "cat:*",
+    "grep:*",
+    "find:*",
+    "xargs:*",
+    "python3:*",
+    "tar:*",
+    "npm:*",
+    "docker:*",
+  ].map((rule) => `--allow=Bash(${rule})`),
   ...["rm:*", "git push --force:*", "npm publish:*", "docker rm:*"].map((rule) => `--deny=Bash(${rule})`),
 ];
 
@@ -92,7 +102,9 @@ describe.each(["default", "bypassPermissions"] as const)("pnpm s05 --permission-
     } else {
       // what the engine cannot prove is asked about, in every mode; with no terminal the answer is no,
       // and no rule is offered: no allow rule can let it through
-      expect(result.content).toMatch(/^Error \[not_approved\]: .+, because .+ asks \(.+\), and the answer was no, so nothing ran\.$/s);
+      expect(result.content).toMatch(
+        /^Error \[not_approved\]: .+, because .+ asks \(.+\), and the answer was no, so nothing ran\.$/s,
+      );
     }
   });
 });

@@ -104,8 +104,10 @@ function collectFacts(root: Node, arithmetic: boolean, facts: VariableFacts, at:
         break;
       }
       case "command": {
-        const words = node.namedChildren.filter((child): child is Node => child !== null && child.type !== "variable_assignment");
-        const texts = words.map((word) => (word.type === "command_name" ? word.text : word.text));
+        const words = node.namedChildren.filter(
+          (child): child is Node => child !== null && child.type !== "variable_assignment",
+        );
+        const texts = words.map((word) => word.text);
         if (texts[0] === "let" || texts.includes("let")) {
           for (const word of words.slice(1)) {
             const tree = parseBash(`(( ${word.text} ))`);
@@ -289,12 +291,15 @@ export function evaluationWhy(node: Node, facts: VariableFacts): string | null {
     }
     case "unary_expression": {
       const [operator, operand] = named();
+      // `[[ -v name ]]` and `[ -v name ]` alike look the name up, subscript and all
       if (operator?.type !== "test_operator" || !/^-[vR]$/.test(operator.text) || !operand) return null;
-      if (!inDoubleBrackets(node)) return null;
-      return nameWhy(wordOf(operand), `[[ ${operator.text} ]]`);
+      return nameWhy(wordOf(operand), `-v`);
     }
     case "expansion":
       return expansionWhy(node, facts);
+    case "command_substitution":
+      // in a here-document the parser reads `$(( x ))` as `$( (x) )`: bash reads arithmetic
+      return node.text.startsWith("$((") ? `\`${clip(node.text)}\` is arithmetic the parser read as a command` : null;
     case "array":
       for (const element of named()) {
         const index = /^\[([^\]]*)\]\+?=/.exec(element.text)?.[1];
@@ -358,7 +363,12 @@ function expansionWhy(node: Node, facts: VariableFacts): string | null {
  * Why a builtin's words may run a command: `let`'s arithmetic, a name (`read x`, `printf -v x`)
  * that is computed or subscripted, `declare -i` and `declare -n`. `at` is where the command is.
  */
-export function commandWhy(program: string, args: readonly ShellWord[], facts: VariableFacts, at: number): string | null {
+export function commandWhy(
+  program: string,
+  args: readonly ShellWord[],
+  facts: VariableFacts,
+  at: number,
+): string | null {
   switch (program) {
     case "let":
       for (const arg of args) {
@@ -456,7 +466,8 @@ function declarationWhy(keyword: string, words: (ShellWord | null)[]): string | 
     }
     if (/^[-+][A-Za-z]+$/.test(value)) {
       if (/i/.test(value)) return `${keyword} ${value} makes every assignment to its names arithmetic`;
-      if (/n/.test(value) && keyword !== "export") return `${keyword} ${value} makes a name stand for another, evaluated when read`;
+      if (/n/.test(value) && keyword !== "export")
+        return `${keyword} ${value} makes a name stand for another, evaluated when read`;
       continue;
     }
     const assignment = /^([A-Za-z_][A-Za-z0-9_]*)(\[[\s\S]*\])?(\+?=)?([\s\S]*)$/.exec(value);

@@ -161,7 +161,14 @@ const MODELLED = new Set([
 ]);
 
 /** Leaves whose text bash still expands: a `$(`, `${`, `$[` or backtick left in one is an expansion the parser did not read. */
-const EXPANDED_LEAVES = new Set(["word", "string_content", "heredoc_content", "heredoc_body", "regex", "extglob_pattern"]);
+const EXPANDED_LEAVES = new Set([
+  "word",
+  "string_content",
+  "heredoc_content",
+  "heredoc_body",
+  "regex",
+  "extglob_pattern",
+]);
 
 /** Files a redirection may name that are not files: the rules are not asked about them. */
 const NOT_FILES = /^\/dev\/(?:null|stdin|stdout|stderr|tty|zero|random|urandom|fd\/\d+)$/;
@@ -235,7 +242,8 @@ function walk(root: Node, split: SplitCommand, depth: number): void {
     let fed: (string | null)[] = [];
     if (node.type === "comment") continue;
     // what bash evaluates besides commands, constructs the parser reads wrong, text it did not read
-    if (!MODELLED.has(node.type)) addUnseen(split, node.text, `it holds a construct this engine does not model (${node.type})`);
+    if (!MODELLED.has(node.type))
+      addUnseen(split, node.text, `it holds a construct this engine does not model (${node.type})`);
     const evaluated = evaluationWhy(node, facts);
     if (evaluated) addUnseen(split, node.text, evaluated);
     const unread = unreadWhy(node);
@@ -313,9 +321,17 @@ function addWords(
       const runner = unwrapped.layers[n - 1]?.[0].value ?? "";
       addUnseen(split, text, `the command \`${runner}\` runs, \`${clip(program.source)}\`, is computed at run time`);
     } else if (program.glob !== null && program.value !== "[") {
-      addUnseen(split, text, `its command name \`${clip(program.source)}\` is a pattern the shell expands (a glob or a brace expansion)`);
+      addUnseen(
+        split,
+        text,
+        `its command name \`${clip(program.source)}\` is a pattern the shell expands (a glob or a brace expansion)`,
+      );
     } else if (RESERVED_WORDS.has(program.value)) {
-      addUnseen(split, text, `\`${program.value}\` is a shell keyword the parser read as a command name here: a construct this engine does not model`);
+      addUnseen(
+        split,
+        text,
+        `\`${program.value}\` is a shell keyword the parser read as a command name here: a construct this engine does not model`,
+      );
     }
   });
   const runs = unwrapped.layers[unwrapped.layers.length - 1];

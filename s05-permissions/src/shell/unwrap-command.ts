@@ -40,6 +40,9 @@ export interface Unwrapped {
   readsScriptFromStdin?: boolean;
 }
 
+/** Files that are standard input: a shell given one reads its script from there. */
+const STDIN_FILES = new Set(["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]);
+
 /** Shells whose `-c` script is parsed as bash. */
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "busybox"]);
 
@@ -214,7 +217,7 @@ function shell(result: Unwrapped, program: string, args: ShellWord[]): Unwrapped
     else if (!word.startsWith("-") && !word.startsWith("+")) break;
   }
   if (script) return runsScript(result, args.slice(i, i + 1), `${program} -c`);
-  if (i >= args.length) {
+  if (i >= args.length || STDIN_FILES.has(args[i].value ?? "")) {
     // no script and no file: the commands come from standard input (a here-document, or a pipe)
     result.readsScriptFromStdin = true;
     decidedByWhatItRuns(result);
@@ -236,13 +239,17 @@ function trap(result: Unwrapped, args: ShellWord[]): Unwrapped {
   return runsScript(result, [action], "trap");
 }
 
-/** True when one of `args` before the operands is the option `-letter` (alone or grouped), or is computed. */
+/**
+ * True when a word of `args` before `--` is the option `-letter`, alone, grouped (`-tC`) or with its
+ * value attached (`-Ccallback`), or is computed at run time. Every word is looked at, values of
+ * other options too: better a question too many than an option missed.
+ */
 function hasOption(args: ShellWord[], letter: string): boolean {
   for (const word of args) {
     const value = word.value;
     if (value === null) return true;
-    if (value === "--" || !value.startsWith("-")) return false;
-    if (/^-[A-Za-z]+$/.test(value) && value.includes(letter)) return true;
+    if (value === "--") return false;
+    if (/^-[A-Za-z]*/.exec(value)?.[0].includes(letter)) return true;
   }
   return false;
 }
