@@ -21,6 +21,7 @@ import { decide, loadPermissionSettings } from "../src/index.ts";
 import { bash } from "./temp-project.ts";
 
 const HOSTILE: readonly string[] = [
+  "f='-v'; printf \"$f\" 'a[$(touch pwned)]' 1",
   'echo "`touch pwned`"',
   "cat <<EOF\n`touch pwned`\nEOF",
   "cat <<-EOF\n\t$(touch pwned)\n\tEOF",
@@ -311,6 +312,9 @@ const BENIGN: readonly string[] = [
   "echo {a,b,c}.txt; ls src/{a,b}",
   "if [ -f notes.txt ]; then cat notes.txt; fi",
   "test -d build || mkdir build",
+  "sleep 1 & pid=$!; wait $pid",
+  'printf "Total: $n\\n"',
+  'command -v git && command -v "$tool"',
 ];
 
 const FILE_SCRIPTS: readonly string[] = ["bash clean.txt", "sh ./clean.txt", "env bash clean.txt"];
@@ -320,7 +324,24 @@ describe("the shell engine against real bash", () => {
   afterAll(() => rmSync(cwd, { recursive: true, force: true }));
   const denied = loadPermissionSettings(cwd, { deny: ["Bash(touch:*)", "Edit(pwned)"] });
   const allowed = loadPermissionSettings(cwd, {
-    allow: ["echo", "cat", "printf", "git", "ls", "head", "wc", "read", "test", "[", "date", "sort", "local"]
+    allow: [
+      "echo",
+      "cat",
+      "printf",
+      "git",
+      "ls",
+      "head",
+      "wc",
+      "read",
+      "test",
+      "[",
+      "date",
+      "sort",
+      "local",
+      "sleep",
+      "wait",
+      "command",
+    ]
       .concat(["export", "declare", "cd", "mkdir", "mapfile", "jq", "awk", "npm"])
       .map((program) => `Bash(${program}:*)`),
   });

@@ -108,7 +108,7 @@ function collectFacts(root: Node, arithmetic: boolean, facts: VariableFacts, at:
           (child): child is Node => child !== null && child.type !== "variable_assignment",
         );
         const texts = words.map((word) => word.text);
-        if (texts[0] === "let" || texts.includes("let")) {
+        if (texts[0] === "let" || (["builtin", "command"].includes(texts[0]) && texts[1] === "let")) {
           for (const word of words.slice(1)) {
             const tree = parseBash(`(( ${word.text} ))`);
             if (!tree) continue;
@@ -128,9 +128,11 @@ function collectFacts(root: Node, arithmetic: boolean, facts: VariableFacts, at:
         break;
       }
     }
+    // a C-style for loop's body is commands, not arithmetic
+    const body = node.type === "c_style_for_statement" ? node.childForFieldName("body") : null;
     for (let i = node.namedChildCount - 1; i >= 0; i--) {
       const child = node.namedChild(i);
-      if (child) stack.push({ node: child, arithmetic: childArithmetic });
+      if (child) stack.push({ node: child, arithmetic: childArithmetic && child.id !== body?.id });
     }
   }
 }
@@ -138,6 +140,8 @@ function collectFacts(root: Node, arithmetic: boolean, facts: VariableFacts, at:
 function isNumericValue(value: Node | null): boolean {
   if (value === null) return true; // `x=` is empty, and empty is 0
   if (value.type === "number" || value.type === "arithmetic_expansion") return true;
+  // `pid=$!`, `status=$?`
+  if (value.type === "simple_expansion") return NUMERIC_SPECIALS.has(value.namedChildren[0]?.text ?? "");
   if (value.type === "word" || value.type === "raw_string") return INTEGER.test(value.text.replace(/^'|'$/g, ""));
   return false;
 }
@@ -393,7 +397,7 @@ export function commandWhy(
       }
       return null;
     default: {
-      for (const name of namesGiven(program, args)) {
+      for (const name of namesGiven(program, args, facts, at)) {
         const why = nameWhy(name, program);
         if (why) return why;
       }
@@ -412,15 +416,28 @@ const NAME_OPTIONS: Record<string, { valued: string; names: string; operands: "a
   wait: { valued: "p", names: "p", operands: "none" },
 };
 
+/**
+ * True when a word computed at run time may expand to an option (`$opts` holding `-v a[$(...)]`):
+ * it starts with an expansion, and is not a variable the line set to a number (`wait $pid`).
+ */
+function mayBeOption(word: ShellWord, facts: VariableFacts, at: number): boolean {
+  const name = /^"?\$\{?([A-Za-z_][A-Za-z0-9_]*|[?#$!])\}?"?$/.exec(word.source)?.[1];
+  if (name !== undefined) return !proved(name, at, facts);
+  return /^["']?[-$`]/.test(word.source);
+}
+
 /** The words a name-setting builtin takes as variable names. */
-function namesGiven(program: string, args: readonly ShellWord[]): ShellWord[] {
+function namesGiven(program: string, args: readonly ShellWord[], facts: VariableFacts, at: number): ShellWord[] {
   const spec = NAME_OPTIONS[program];
   if (!spec) return [];
   const names: ShellWord[] = [];
   let i = 0;
   for (; i < args.length; i++) {
     const value = args[i].value;
-    if (value === null) return [args[i]]; // an option or a name computed at run time
+    if (value === null) {
+      if (mayBeOption(args[i], facts, at)) return [args[i]]; // an option, or a name, computed at run time
+      break;
+    }
     if (value === "--") {
       i++;
       break;

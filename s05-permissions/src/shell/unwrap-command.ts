@@ -124,6 +124,8 @@ export function unwrapCommand(words: ShellWord[]): Unwrapped {
     }
     const wrapper = WRAPPERS[program];
     if (!wrapper) return result;
+    // `command -v name` and `command -V name` look a name up and run nothing
+    if (program === "command" && lookupOnly(args)) return result;
     if (program === "env") {
       const split = args.findIndex((word) => word.value === "-S" || word.value?.startsWith("--split-string"));
       if (split >= 0) return envSplitString(result, args, split);
@@ -223,6 +225,16 @@ function shell(result: Unwrapped, program: string, args: ShellWord[]): Unwrapped
     decidedByWhatItRuns(result);
   }
   return result;
+}
+
+/** True when `command`'s options, before the name, hold -v or -V: the name is looked up, not run. */
+function lookupOnly(args: ShellWord[]): boolean {
+  for (const word of args) {
+    const value = word.value ?? "";
+    if (!/^-[pvV]+$/.test(value)) return false;
+    if (/[vV]/.test(value)) return true;
+  }
+  return false;
 }
 
 /** `trap [-lpP] [action signal...]`: the action is a script, run when a signal comes (or the shell exits). */
