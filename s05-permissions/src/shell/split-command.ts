@@ -12,8 +12,13 @@
  * function bodies (a function's commands count whether or not it is called), scripts given to a
  * shell (`sh -c`, `eval`, a here-document to `bash`), and `find -exec`.
  *
- * Left out: what a line does when it runs. A command name held in a variable, `$(...)` as the
- * command name, a script piped into a shell: those are `unseen`, and the caller asks.
+ * What it cannot prove harmless is `unseen`, and the caller asks, in every mode: a command name
+ * held in a variable or computed, a script piped into a shell, what bash evaluates besides commands
+ * (`evaluations.ts`: arithmetic on a variable, `${x@P}`...), text the parser left unread (a
+ * backtick in a here-document), a construct it reads wrong (`time { ...; }`, a backslash-newline
+ * inside a word, a glob as the command name), a line that does not parse or is too long.
+ *
+ * Left out: what a line does when it runs.
  */
 import type { Node } from "web-tree-sitter";
 import { parseBash } from "./bash-parser.ts";
