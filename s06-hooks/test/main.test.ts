@@ -3,9 +3,10 @@
  * replies each test shows, whose requests the test reads; in a child process where a terminal is
  * the point (and once more to run the program itself), in the test's process otherwise.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import { TRUST_FILE } from "@harness/s05-permissions";
 import {
   reply,
   ScriptedModel,
@@ -17,7 +18,6 @@ import {
 import { historyProblems } from "@harness/shared";
 import { cliRunner, fakeTerminal, until } from "@harness/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { TRUST_FILE } from "../src/index.ts";
 import { main } from "../src/main.ts";
 
 const { cleanEnv, project, runCli, runHere, runAtTerminal } = cliRunner("s06-hooks", { main });
@@ -252,7 +252,7 @@ describe("pnpm s06: trust", () => {
     const env = await greeting();
     const { code, stdout } = await runAtTerminal(["--cwd", cwd, "hi"], env, "y\n");
     expect(code).toBe(0);
-    expect(stdout).toContain("SessionStart: touch hook-ran   (.harness/settings.json)");
+    expect(stdout).toContain("SessionStart hook: touch hook-ran   (.harness/settings.json)");
     expect(stdout).toContain("Hello.");
     expect(existsSync(join(cwd, "hook-ran"))).toBe(true);
     expect(existsSync(join(env.HARNESS_HOME ?? "", TRUST_FILE))).toBe(false);
@@ -262,7 +262,7 @@ describe("pnpm s06: trust", () => {
     const cwd = project({ ".harness/settings.json": settings });
     const { code, stdout } = await runAtTerminal(["--cwd", cwd, "hi"], await greeting(), "n\n");
     expect(code).toBe(0);
-    expect(stdout).toContain("s06: hooks: 1 project hook not run (you said no)");
+    expect(stdout).toContain("s06: project settings not applied (you said no): 1 hook in .harness/settings.json");
     expect(existsSync(join(cwd, "hook-ran"))).toBe(false);
   }, 60_000);
 
@@ -274,8 +274,8 @@ describe("pnpm s06: trust", () => {
     expect(existsSync(join(env.HARNESS_HOME ?? "", TRUST_FILE))).toBe(true);
     const second = await runHere(["--cwd", cwd, "hi"], env);
     expect(second.code).toBe(0);
-    expect(second.stdout + second.stderr).not.toContain("Run them?");
-    expect(second.stdout + second.stderr).not.toContain("not run");
+    expect(second.stdout + second.stderr).not.toContain("Apply them?");
+    expect(second.stdout + second.stderr).not.toContain("not applied");
     expect(existsSync(join(cwd, "hook-ran"))).toBe(true);
   }, 60_000);
 
@@ -287,7 +287,7 @@ describe("pnpm s06: trust", () => {
     await until("the question", () => term.out().includes("[y/n/a] "));
     term.type("\x04");
     expect(await exited).toBe(0);
-    expect(term.err()).toContain("s06: hooks: 1 project hook not run (you said no)\n");
+    expect(term.err()).toContain("s06: project settings not applied (you said no): 1 hook in .harness/settings.json\n");
     expect(term.out()).toContain("s06 >> ");
     expect(existsSync(join(cwd, "hook-ran"))).toBe(false);
   }, 60_000);
@@ -298,8 +298,37 @@ describe("pnpm s06: trust", () => {
     expect(code).toBe(0);
     expect(stdout).toContain("Hello.");
     expect(existsSync(join(cwd, "hook-ran"))).toBe(false);
-    expect(stderr.split("\n").filter((line) => line.includes("not run"))).toEqual([
-      "s06: hooks: 1 project hook in .harness/settings.json not run: not trusted yet (start the harness at a terminal to review them)",
+    expect(stderr.split("\n").filter((line) => line.includes("not applied"))).toEqual([
+      "s06: project settings not applied (not trusted yet): 1 hook in .harness/settings.json; start the harness at a terminal to review them",
+    ]);
+  }, 60_000);
+
+  it("asks once about the project's allow rules and hooks together; yes applies both, for this session", async () => {
+    const both = JSON.stringify({ permissions: { allow: ["Bash(touch:*)"] }, ...JSON.parse(settings) });
+    const cwd = project({ ".harness/settings.json": both });
+    const { env } = await scripted(touchScript());
+    const { code, stdout } = await runAtTerminal(["--cwd", cwd, "Make a file"], env, "y\n");
+    expect(code).toBe(0);
+    expect(stdout).toContain(
+      "  allow Bash(touch:*)   (.harness/settings.json)\r\n" +
+        "  SessionStart hook: touch hook-ran   (.harness/settings.json)\r\n" +
+        "Apply them? yes (this session) / no / always (until they change) [y/n/a] ",
+    );
+    expect(stdout.split("[y/n").length).toBe(2); // one question: the touch itself was allowed
+    expect(existsSync(join(cwd, "hook-ran"))).toBe(true);
+    expect(existsSync(join(cwd, "made.txt"))).toBe(true);
+    expect(existsSync(join(env.HARNESS_HOME ?? "", TRUST_FILE))).toBe(false);
+  }, 60_000);
+
+  it("runs no hook of a settings.local.json behind a link out of .harness untrusted, and says so in one line", async () => {
+    const elsewhere = project({ "settings.local.json": hooked("SessionStart", "touch hook-ran") });
+    const cwd = project();
+    symlinkSync(elsewhere, join(cwd, ".harness"));
+    const { code, stderr } = await runHere(["--cwd", cwd, "hi"], await greeting());
+    expect(code).toBe(0);
+    expect(existsSync(join(cwd, "hook-ran"))).toBe(false);
+    expect(stderr.split("\n").filter((line) => line.includes("not applied"))).toEqual([
+      "s06: project settings not applied (not trusted yet): 1 hook in .harness/settings.local.json (a link out of .harness); start the harness at a terminal to review them",
     ]);
   }, 60_000);
 });

@@ -34,7 +34,7 @@ export const chapter: ChapterCli<HookStopReason> = {
     const terminal = io.stdin.isTTY === true;
     // read before any model call: a bad trace id, rule, settings file or mode stops here
     const trace = openTrace(options, io.env);
-    const { settings, mode } = readPermissions(options);
+    const permissions = readPermissions(options);
     // the model: the API with a key, else the scripted model, offline; each turn streamed
     const { client, model } = connect(() => new ScriptedModel({ brain: demoBrain }));
     const send = sendStreamed(client);
@@ -55,15 +55,16 @@ export const chapter: ChapterCli<HookStopReason> = {
       session.writer.record,
     );
     const notice = (text: string) => emit({ type: "notice", from: "hook", text });
-    // the hooks: loaded, trusted or not, SessionStart told whether the session was resumed
+    // the hooks: loaded; what the project ships (hooks, permissions) trusted or not; SessionStart told of a resume
     const started = await startHooks({
       session: { sessionId: session.writer.sessionId, cwd },
+      permissions,
       transcriptPath: resumed ? session.writer.path : undefined,
       ask: terminal ? ask : undefined,
-      notice: (line) => say(`hooks: ${line}`),
+      say,
     });
     const askPermission = askPermissionWith(ask, cwd, (line) => view.note(line));
-    const { runCall, hooks } = hookSeams(started, { settings, mode, ask: askPermission, notice });
+    const { runCall, hooks } = hookSeams(started, { ask: askPermission, notice });
     const bashTimeoutMs = options.bashTimeoutSeconds * 1000;
     const afterSession = sessionAfterRun(session, say); // repaired if it threw; where it is written
     const afterTrace = traceAfterRun(trace, (line) => view.note(line), cwd, io.env); // where the trace is
