@@ -58,8 +58,8 @@ export const chapter: ChapterCli<HookStopReason> = {
     // the hooks: loaded; what the project ships (hooks, permissions) trusted or not; SessionStart told of a resume
     const started = await startHooks({
       session: { sessionId: session.writer.sessionId, cwd },
-      permissions,
       transcriptPath: resumed ? session.writer.path : undefined,
+      permissions,
       ask: terminal ? ask : undefined,
       say,
     });

@@ -75,8 +75,8 @@ export const chapter: ChapterCli<CompactionStopReason> = {
     const notice = (text: string) => emit({ type: "notice", from: "hook", text });
     const started = await startHooks({
       session: { sessionId: session.writer.sessionId, cwd },
-      permissions,
       transcriptPath: resumed ? session.writer.path : undefined,
+      permissions,
       ask: terminal ? ask : undefined,
       say,
     });
