@@ -135,6 +135,8 @@ describe("loadHooks", () => {
     symlinkSync(join(cwd, "vendor", "settings.local.json"), join(cwd, LOCAL_SETTINGS));
     const loaded = loadHooks(cwd);
     expect(loaded.hooks[0].source).toBe("project");
-    expect(loaded.projectDefinitions).toEqual([{ file: LOCAL_SETTINGS, shipped: "a link out of .harness", hooks: local }]);
+    expect(loaded.projectDefinitions).toEqual([
+      { file: LOCAL_SETTINGS, shipped: "a link out of .harness", hooks: local },
+    ]);
   });
 });

@@ -7,6 +7,7 @@ import { existsSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { TRUST_FILE } from "@harness/s05-permissions";
+import { isRunning, until as eventually } from "./processes.ts";
 import {
   reply,
   ScriptedModel,
@@ -125,6 +126,116 @@ describe("pnpm s06: PreToolUse", () => {
     expect(await exited).toBe(0);
     expect(existsSync(join(cwd, "made.txt"))).toBe(true);
     expect(resultsRead(model)[0]).toMatchObject({ content: "(no output)\n[exit code 0]", is_error: false });
+  }, 60_000);
+});
+
+describe("pnpm s06: hooks written for Claude Code", () => {
+  /** A PreToolUse hook (on every tool) printing `output` and exiting 0. */
+  const printing = (output: string) => hooked("PreToolUse", `cat <<'JSON'\n${output}\nJSON`, "*");
+  /** The PreToolUse output of a hook that changes the call's input (and decides it, when `decision` is given). */
+  const updating = (updatedInput: Record<string, unknown>, decision?: string) =>
+    JSON.stringify({
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        ...(decision ? { permissionDecision: decision } : {}),
+        updatedInput,
+      },
+    });
+  /** One bash call `command`, then an answer; the tool results the model read; the lines for the user. */
+  async function runs(cwd: string, command: string, rules: string[]) {
+    const { model, env } = await scripted([reply([toolUse("bash", { command }, "toolu_1")]), textReply("Done.")]);
+    const { code, stdout } = await runHere(["--cwd", cwd, ...rules, "Go"], env);
+    expect(code).toBe(0);
+    const hookLines = stdout.split("\n").filter((line) => line.startsWith("hook: "));
+    return { result: resultsRead(model)[0], hookLines };
+  }
+
+  it("names the tools as Claude Code does in the hook's input, so a hook testing for Bash blocks bash", async () => {
+    const guard = `tee -a inputs.jsonl | grep -q '"tool_name":"Bash"' && { echo 'no Bash here' >&2; exit 2; }; echo >> inputs.jsonl`;
+    const cwd = project({ ".harness/settings.local.json": hooked("PreToolUse", guard), "notes.md": "hi\n" });
+    const { model, env } = await scripted([
+      reply([
+        toolUse("read_file", { path: "notes.md" }, "toolu_read"),
+        toolUse("bash", { command: "touch made.txt" }, "toolu_bash"),
+      ]),
+      textReply("Done."),
+    ]);
+    const { code } = await runHere(["--cwd", cwd, "--allow", "Bash(touch:*)", "Go"], env);
+    expect(code).toBe(0);
+    expect(existsSync(join(cwd, "made.txt"))).toBe(false);
+    expect(resultsRead(model).map((result) => result.content)).toEqual([
+      "1\thi",
+      "Error [denied]: a PreToolUse hook blocked this call: no Bash here",
+    ]);
+    const inputs = readFileSync(join(cwd, "inputs.jsonl"), "utf8")
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line) => JSON.parse(line));
+    expect(inputs.map((input) => input.tool_name).sort()).toEqual(["Bash", "Read"]);
+  }, 60_000);
+
+  it("runs the call as a hook's updatedInput changed it", async () => {
+    const cwd = project({ ".harness/settings.local.json": printing(updating({ command: "echo changed" })) });
+    const { result, hookLines } = await runs(cwd, "echo original", ["--allow", "Bash(echo:*)"]);
+    expect(result).toMatchObject({ content: "changed\n[exit code 0]", is_error: false });
+    expect(hookLines).toEqual([
+      'hook: a PreToolUse hook changed the call: bash {"command":"echo original"} is now bash {"command":"echo changed"}',
+    ]);
+  }, 60_000);
+
+  it("decides the changed call again: a deny rule still wins over a hook's allow", async () => {
+    const cwd = project({
+      ".harness/settings.local.json": printing(updating({ command: "rm -f victim.txt" }, "allow")),
+      "victim.txt": "keep me",
+    });
+    const { result } = await runs(cwd, "echo original", ["--allow", "Bash(echo:*)", "--deny", "Bash(rm:*)"]);
+    expect(existsSync(join(cwd, "victim.txt"))).toBe(true);
+    expect(result).toMatchObject({
+      content: expect.stringMatching(/^Error \[denied\]: denied by rule Bash\(rm:\*\) from --deny: /),
+      is_error: true,
+    });
+  }, 60_000);
+
+  it("refuses a call whose changed input the tool does not take, and runs neither", async () => {
+    const cwd = project({ ".harness/settings.local.json": printing(updating({ cmd: "touch other.txt" })) });
+    const { result } = await runs(cwd, "touch made.txt", ["--allow", "Bash(touch:*)"]);
+    expect(existsSync(join(cwd, "made.txt"))).toBe(false);
+    expect(existsSync(join(cwd, "other.txt"))).toBe(false);
+    expect(result).toMatchObject({
+      content:
+        "Error [invalid_arguments]: a PreToolUse hook changed this call's input (updatedInput) to one bash does not take (command: Invalid input: expected string, received undefined); nothing ran.",
+      is_error: true,
+    });
+  }, 60_000);
+
+  it("says in one line that it ignored stdout that is not one JSON value, as Claude Code ignores it", async () => {
+    const deny = JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny" } });
+    const cwd = project({ ".harness/settings.local.json": printing(`checking the command...\n${deny}`) });
+    const { result, hookLines } = await runs(cwd, "touch made.txt", ["--allow", "Bash(touch:*)"]);
+    expect(existsSync(join(cwd, "made.txt"))).toBe(true);
+    expect(result).toMatchObject({ is_error: false });
+    expect(hookLines).toEqual([
+      `hook: PreToolUse hook "cat <<'JSON'\\nchecking the command...\\n${deny.replaceAll('"', '\\"')}\\nJSON" printed something that is not one JSON value (it starts "checking the command..."), so nothing it printed was read`,
+    ]);
+  }, 60_000);
+
+  it("ends what a hook leaves running when the hook exits", async () => {
+    const daemon = "sleep 300 >/dev/null 2>&1 & echo $! > daemon.pid";
+    const cwd = project({ ".harness/settings.local.json": hooked("PreToolUse", daemon, "Bash") });
+    await runs(cwd, "echo hi", ["--allow", "Bash(echo:*)"]);
+    const pid = Number(readFileSync(join(cwd, "daemon.pid"), "utf8"));
+    expect(await eventually(() => !isRunning(pid))).toBe(true);
+  }, 60_000);
+
+  it("gives a hook none of the harness's credentials", async () => {
+    const cwd = project({ ".harness/settings.local.json": hooked("SessionStart", "env > hook-env.txt") });
+    const { env } = await scripted([textReply("Hello.")]);
+    const secrets = { OPENAI_API_KEY: "sk-openai-secret", ANTHROPIC_AUTH_TOKEN: "sk-ant-token-secret" };
+    const { code } = await runHere(["--cwd", cwd, "hi"], { ...env, ...secrets });
+    expect(code).toBe(0);
+    const seen = readFileSync(join(cwd, "hook-env.txt"), "utf8");
+    expect(seen).toContain(`HARNESS_PROJECT_DIR=${cwd}`);
+    expect(seen).not.toMatch(/API_KEY|AUTH_TOKEN|secret|test-key/);
   }, 60_000);
 });
 
