@@ -250,7 +250,12 @@ describe("pnpm s05: what a cloned project ships", () => {
     expect(code).toBe(0);
     expect(existsSync(join(cwd, "made.txt"))).toBe(false);
     expect(resultsRead(model, 1)).toMatchObject([
-      { is_error: true, content: expect.stringMatching(/^Error \[not_approved\]: the simple command `touch made.txt` asks \(in default mode/) },
+      {
+        is_error: true,
+        content: expect.stringMatching(
+          /^Error \[not_approved\]: the simple command `touch made.txt` asks \(in default mode/,
+        ),
+      },
     ]);
     expect(leftOut(stderr)).toEqual([
       "s05: project settings not applied (not trusted yet): 1 allow rule in .harness/settings.json; start the harness at a terminal to review them",
@@ -287,7 +292,10 @@ describe("pnpm s05: what a cloned project ships", () => {
       expect(code).toBe(0);
       expect(existsSync(join(cwd, "made.txt"))).toBe(false);
       expect(resultsRead(model, 1)).toMatchObject([
-        { is_error: true, content: expect.stringMatching(/^Error \[denied\]: denied by the default rule Read\(\/\/\*\*\/\.env\*\)/) },
+        {
+          is_error: true,
+          content: expect.stringMatching(/^Error \[denied\]: denied by the default rule Read\(\/\/\*\*\/\.env\*\)/),
+        },
         { is_error: true, content: expect.stringMatching(/^Error \[not_approved\]: /) },
       ]);
       expect(leftOut(stderr)).toEqual([
@@ -323,5 +331,21 @@ describe("pnpm s05: what a cloned project ships", () => {
     expect(leftOut(third.stderr)).toEqual([
       "s05: project settings not applied (changed since you trusted them): 2 allow rules in .harness/settings.json; start the harness at a terminal to review them",
     ]);
+  }, 60_000);
+});
+
+describe("pnpm s05: the harness's credentials", () => {
+  it("gives a bash command none of them: no …_API_KEY, no …_AUTH_TOKEN, of any provider", async () => {
+    const cwd = project({}, { git: true });
+    const { model, env } = await serve(runs("env"));
+    const secrets = { OPENAI_API_KEY: "sk-openai-secret", ANTHROPIC_AUTH_TOKEN: "sk-ant-token-secret" };
+    const { code } = await runHere(["--cwd", cwd, "--allow", "Bash(env)", "Show the environment"], {
+      ...env,
+      ...secrets,
+    });
+    expect(code).toBe(0);
+    const [result] = resultsRead(model, 1);
+    expect(result).toMatchObject({ is_error: false, content: expect.stringContaining("PATH=") });
+    expect(result.content).not.toMatch(/API_KEY|AUTH_TOKEN|secret|test-key/);
   }, 60_000);
 });

@@ -56,11 +56,13 @@ describe("decideTrust", () => {
   });
 
   it("applies nothing untrusted without a terminal, and says what it left out in one line", async () => {
-    expect(await decideTrust(project, [shipped("permissions", "Bash(rm:*)"), shipped("hooks", "x")], { home })).toEqual({
-      trusted: [],
-      notice:
-        "project settings not applied (not trusted yet): 1 allow rule in .harness/settings.json; 1 allow rule in .harness/settings.json; start the harness at a terminal to review them",
-    });
+    expect(await decideTrust(project, [shipped("permissions", "Bash(rm:*)"), shipped("hooks", "x")], { home })).toEqual(
+      {
+        trusted: [],
+        notice:
+          "project settings not applied (not trusted yet): 1 allow rule in .harness/settings.json; 1 allow rule in .harness/settings.json; start the harness at a terminal to review them",
+      },
+    );
   });
 
   it("shows every thing it would apply in one question, and applies them for this session on yes, remembering nothing", async () => {

@@ -7,7 +7,6 @@ import { existsSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { TRUST_FILE } from "@harness/s05-permissions";
-import { isRunning, until as eventually } from "./processes.ts";
 import {
   reply,
   ScriptedModel,
@@ -20,6 +19,7 @@ import { historyProblems } from "@harness/shared";
 import { cliRunner, fakeTerminal, until } from "@harness/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../src/main.ts";
+import { until as eventually, isRunning } from "./processes.ts";
 
 const { cleanEnv, project, runCli, runHere, runAtTerminal } = cliRunner("s06-hooks", { main });
 
@@ -220,7 +220,8 @@ describe("pnpm s06: hooks written for Claude Code", () => {
   }, 60_000);
 
   it("ends what a hook leaves running when the hook exits", async () => {
-    const daemon = "sleep 300 >/dev/null 2>&1 & echo $! > daemon.pid";
+    // a daemon: forked twice (its parent gone at once), immune to hangups, its streams closed
+    const daemon = "( nohup sleep 300 >/dev/null 2>&1 & echo $! > daemon.pid ) &";
     const cwd = project({ ".harness/settings.local.json": hooked("PreToolUse", daemon, "Bash") });
     await runs(cwd, "echo hi", ["--allow", "Bash(echo:*)"]);
     const pid = Number(readFileSync(join(cwd, "daemon.pid"), "utf8"));
