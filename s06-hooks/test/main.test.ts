@@ -352,6 +352,43 @@ describe("pnpm s06: UserPromptSubmit", () => {
   }, 60_000);
 });
 
+describe("pnpm s06: a hook's context beside the user's words", () => {
+  const context = JSON.stringify({
+    hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "the build uses pnpm" },
+  });
+  const settings = JSON.stringify({
+    hooks: {
+      SessionStart: [{ hooks: [{ type: "command", command: "echo 'branch: main'" }] }],
+      UserPromptSubmit: [{ hooks: [{ type: "command", command: `echo '${context}'` }] }],
+    },
+  });
+
+  it("sends the hooks' context as labelled blocks before the prompt, so the prompt stays the message's last words", async () => {
+    const cwd = project({ ".harness/settings.local.json": settings });
+    const { model, env } = await scripted([textReply("Hello.")]);
+    const { code } = await runHere(["--cwd", cwd, "hi"], env);
+    expect(code).toBe(0);
+    expect(sent(model)[0]).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "[SessionStart hook]\nbranch: main" },
+          { type: "text", text: "[UserPromptSubmit hook]\nthe build uses pnpm" },
+          { type: "text", text: "hi" },
+        ],
+      },
+    ]);
+  }, 60_000);
+
+  it("leaves the prompt the demo model reads the user's, not the hook's", async () => {
+    const cwd = project({ ".harness/settings.local.json": settings, "README.md": "# Demo\nA small project.\n" });
+    const { code, stdout } = await runHere(["--offline", "--cwd", cwd, "Read README.md and summarise it"]);
+    expect(code).toBe(0);
+    expect(stdout).not.toContain("I am the offline scripted model");
+    expect(stdout).toContain("read_file");
+  }, 60_000);
+});
+
 describe("pnpm s06: trust", () => {
   // a project hook that leaves a mark when it runs
   const settings = hooked("SessionStart", "touch hook-ran");
