@@ -91,7 +91,10 @@ export function permissionsAfter(read: PermissionsRead, decision: TrustDecision)
  */
 export async function trustedPermissions(
   read: PermissionsRead,
-  { ask, say }: { ask?: (question: string, choices: readonly AskAnswer[]) => Promise<AskAnswer>; say(line: string): void },
+  {
+    ask,
+    say,
+  }: { ask?: (question: string, choices: readonly AskAnswer[]) => Promise<AskAnswer>; say(line: string): void },
 ): Promise<Permissions> {
   const decision = await decideTrust(read.cwd, [read.shipped], {
     ask: ask && ((question) => ask(question, ["yes", "no", "always"])),
