@@ -11,6 +11,10 @@
  *                           cwd), then a text answer
  *   streamPrompt(c, d)      one text answer of c characters, streamed with d ms between events
  *   fanOutPrompt(k, tool)   one turn of k calls to `tool`, then a text answer counting the results
+ *
+ * A prompt is found on a line of its own anywhere in the first user message, so a harness that
+ * puts its own text around the user's (Claude Code's reminders) gets the same conversation; and
+ * the bash call takes the name of the request's bash tool (`bash`, or Claude Code's `Bash`).
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -57,13 +61,15 @@ export function benchBrain(request: MessageCreateParams): ScriptStep {
   const prompt = firstPrompt(request.messages);
   const answered = request.messages.filter((m) => m.role === "assistant").length;
 
-  let m = /^bench: (\d+) tool turns$/.exec(prompt);
+  let m = /^bench: (\d+) tool turns$/m.exec(prompt);
   if (m) {
     const turns = Number(m[1]);
-    if (answered < turns) return reply([toolUse("bash", { command: `echo ${answered + 1}` })]);
+    const names = (request.tools ?? []).map((tool) => ("name" in tool ? tool.name : ""));
+    const bash = names.find((name) => /^bash$/i.test(name)) ?? "bash";
+    if (answered < turns) return reply([toolUse(bash, { command: `echo ${answered + 1}` })]);
     return textReply(toolTurnsAnswer(turns, lastToolOutput(request.messages)));
   }
-  m = /^bench: (\d+) read_file turns$/.exec(prompt);
+  m = /^bench: (\d+) read_file turns$/m.exec(prompt);
   if (m) {
     const turns = Number(m[1]);
     if (answered < turns) {
@@ -72,13 +78,13 @@ export function benchBrain(request: MessageCreateParams): ScriptStep {
     }
     return textReply(readTurnsAnswer(turns));
   }
-  m = /^bench: stream (\d+) characters every (\d+) ms$/.exec(prompt);
+  m = /^bench: stream (\d+) characters every (\d+) ms$/m.exec(prompt);
   if (m) {
     const chars = Number(m[1]);
     const answer = "The quick brown fox jumps over the lazy dog. ".repeat(Math.ceil(chars / 45)).slice(0, chars);
     return textReply(answer, { eventDelayMs: Number(m[2]) });
   }
-  m = /^bench: (\d+) calls to (\w+)$/.exec(prompt);
+  m = /^bench: (\d+) calls to (\w+)$/m.exec(prompt);
   if (m) {
     const calls = Number(m[1]);
     if (answered === 0) return reply(Array.from({ length: calls }, () => toolUse(m![2], {})));
@@ -87,10 +93,11 @@ export function benchBrain(request: MessageCreateParams): ScriptStep {
   return textReply(`I am the benchmark brain and do not know the prompt ${JSON.stringify(prompt)}.`);
 }
 
-function firstPrompt(messages: MessageParam[]): string {
+/** The text of the first user message, its text blocks one per line. */
+export function firstPrompt(messages: MessageParam[]): string {
   const content = messages[0]?.content;
   if (typeof content === "string") return content;
-  return (content ?? []).map((b) => (b.type === "text" ? b.text : "")).join("");
+  return (content ?? []).map((b) => (b.type === "text" ? b.text : "")).join("\n");
 }
 
 /** The text of the last tool_result, whether its content is a string or text blocks. */

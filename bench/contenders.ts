@@ -13,7 +13,7 @@ import { ToolError } from "@anthropic-ai/sdk/lib/tools/ToolError";
 import type { ContentBlock, MessageParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import { agentLoop as s01Loop } from "@harness/s01-agent-loop";
 import { bashTool, agentLoop as s02Loop, toolMap } from "@harness/s02-tool-dispatch";
-import { agentLoop as s03Loop } from "@harness/s03-streaming";
+import { agentLoop as s03Loop, sendStreamed } from "@harness/s03-streaming";
 import { bashToolDefinition, runBash } from "@harness/shared";
 import { generateText, stepCountIs, tool } from "ai";
 import { z } from "zod";
@@ -190,20 +190,21 @@ export function s02Contender(s: RunSettings): Contender {
 
 /** s03: the course's streaming loop (s02's dispatch map, offered only its bash tool). */
 export function s03Contender(s: RunSettings): Contender {
-  const client = sdkClient(s.url);
+  const send = sendStreamed(sdkClient(s.url));
   const tools = toolMap([bashTool]);
+  const onText = s.onText;
   return {
     name: "s03 loop (streams)",
     role: "ours",
     async run(prompt) {
-      const result = await s03Loop(client, [{ role: "user", content: prompt }], {
+      const result = await s03Loop(send, [{ role: "user", content: prompt }], {
         model: MODEL,
         cwd: s.cwd,
         tools,
         maxTurns: s.maxTurns,
         maxTokens: MAX_TOKENS,
         system: SYSTEM,
-        observer: s.onText ? { text: s.onText } : undefined,
+        emit: onText ? (event) => event.type === "text" && onText(event.text) : undefined,
       });
       return { finalText: result.finalText, toolCalls: result.toolCalls, turns: result.turns };
     },

@@ -4,7 +4,7 @@
  *
  *   --quick          skip the slowest scenario (`pnpm test` cold against cached)
  *   --only a,b       run only these scenarios (names below)
- *   --reps N         repetitions for the loop and streaming scenarios (default 25 and 15)
+ *   --reps N         repetitions for the loop, streaming, adapter and first-request scenarios
  *
  * A scenario whose compared loops did unequal work, or whose runs failed, is reported as a
  * PROBLEM and the run exits 1 after writing the report. A missed target is reported, not failed:
@@ -21,10 +21,12 @@ import { bashFlood } from "./scenarios/bash-flood.ts";
 import { coldStart } from "./scenarios/cold-start.ts";
 import { compactionBenefit } from "./scenarios/compaction.ts";
 import { dispatchConcurrency } from "./scenarios/dispatch-concurrency.ts";
+import { firstRequest } from "./scenarios/first-request.ts";
 import { grepSafeguard } from "./scenarios/grep-safeguard.ts";
 import { hookCost } from "./scenarios/hook-cost.ts";
 import { loopOverhead } from "./scenarios/loop-overhead.ts";
 import { permissionDecisions } from "./scenarios/permission-decisions.ts";
+import { planning } from "./scenarios/planning.ts";
 import { promptCaching } from "./scenarios/prompt-caching.ts";
 import { sessionResume } from "./scenarios/session-resume.ts";
 import { streamLatency } from "./scenarios/stream-latency.ts";
@@ -62,7 +64,9 @@ const scenarios: { name: string; slow?: boolean; run: () => Promise<Section> }[]
   { name: "compaction", run: () => compactionBenefit({ warmup: 2, reps: 9 }) },
   { name: "adapters", run: () => adapterCost({ turns: 9, warmup: 3, reps: reps ?? 15 }) },
   { name: "caching", run: () => promptCaching({ turns: 50 }) },
+  { name: "planning", run: () => planning({ warmup: 2, reps: 9 }) },
   { name: "cold-start", run: () => coldStart({ warmup: 2, reps: 10, repoRoot }) },
+  { name: "cold-start", run: () => firstRequest({ turns: 10, warmup: 1, reps: reps ?? 7, repoRoot }) },
   { name: "test-cache", slow: true, run: () => testCache({ reps: 3, repoRoot }) },
 ];
 

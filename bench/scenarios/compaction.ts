@@ -18,17 +18,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
+import { sendStreamed } from "@harness/s03-streaming";
 import {
   agentLoop,
   type CompactionMode,
   type ContextEvent,
+  ContextWindow,
   compactHistory,
   contextBudgetFor,
   contextLimits,
-  sendTurnWith,
+  withServerBetas,
 } from "@harness/s08-compaction";
 import { demoBrain, estimateInputTokens, ScriptedModel } from "@harness/scripted-model";
-import { appendUserText, isValidHistory } from "@harness/shared";
+import { appendUserText, fanOut, isValidHistory, type LoopEvent } from "@harness/shared";
 import { type Figure, type Section, summarize } from "../section.ts";
 
 /** The window of the compacting runs, in tokens. */
@@ -105,25 +107,28 @@ async function run(mode: CompactionMode, cwd: string, prompts: string[], facts: 
   let read = 0;
   let compactions = 0;
   let cleared = 0;
-  const observer = {
-    context: (event: ContextEvent) => {
-      if (event.kind === "compacted" || event.kind === "server_compacted") compactions++;
-      if (event.kind === "cleared") cleared += event.results;
-    },
-    turn: (turn: { usage: { inputTokens: number } }) => {
-      read += turn.usage.inputTokens;
-    },
+  // what the session did, heard as main.ts's listeners hear it
+  const emit = (event: { type: string }) => {
+    const heard = event as LoopEvent | ContextEvent;
+    if (heard.type === "turn") read += heard.turn.usage.inputTokens;
+    if (heard.type !== "context") return;
+    const { change } = heard;
+    if (change.kind === "compacted" || change.kind === "server_compacted") compactions++;
+    if (change.kind === "cleared") cleared += change.results;
   };
+  // as s08's main.ts builds it: the window around the streamed turn, no permission gate (bypassPermissions)
+  const window = new ContextWindow({
+    send: sendStreamed(mode === "server" ? withServerBetas(client) : client),
+    model: "claude-bench",
+    mode,
+    contextWindow: mode === "off" ? undefined : WINDOW,
+    tools: ALL_TOOLS.map(toApiTool),
+    emit,
+  });
+  const listen = fanOut(emit, window.observe);
   const ask = async (prompt: string) => {
     appendUserText(messages, prompt);
-    const result = await agentLoop(client, messages, {
-      model: "claude-bench",
-      cwd,
-      compaction: mode,
-      contextWindow: mode === "off" ? undefined : WINDOW,
-      permissionMode: "bypassPermissions",
-      observer,
-    });
+    const result = await agentLoop(window.send, messages, { model: "claude-bench", cwd, emit: listen, window });
     if (result.stopReason !== "final_answer") problems.push(`${mode}: "${prompt}" ended with ${result.stopReason}`);
     if (!isValidHistory(messages)) problems.push(`${mode}: the history is invalid after "${prompt}"`);
     return result;
@@ -202,7 +207,7 @@ export async function compactionBenefit(o: CompactionOptions): Promise<Section> 
       const history = structuredClone(off.history);
       const model = new ScriptedModel({ brain: demoBrain });
       const started = performance.now();
-      const outcome = await compactHistory(sendTurnWith(model.client()), history, {
+      const outcome = await compactHistory(sendStreamed(model.client()), history, {
         model: "claude-bench",
         tools: ALL_TOOLS.map(toApiTool),
         maxTokens: 4096,

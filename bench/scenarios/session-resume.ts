@@ -112,7 +112,7 @@ export async function sessionResume(o: SessionResumeOptions): Promise<Section> {
         const started = performance.now();
         const session = openSession(
           { kind: "resume", id: ids.get(size) as string, fork: false },
-          { cwd, model: "m", env },
+          { cwd, model: "m", env, secrets: [] },
         );
         const elapsed = performance.now() - started;
         session.close();

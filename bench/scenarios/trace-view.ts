@@ -15,7 +15,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
-import { agentLoop, type LoadedTrace, readTrace, renderTraceHtml, TraceWriter } from "@harness/s04-tracing";
+import { sendStreamed } from "@harness/s03-streaming";
+import {
+  agentLoop,
+  type LoadedTrace,
+  readTrace,
+  renderTraceHtml,
+  TraceRecorder,
+  TraceWriter,
+} from "@harness/s04-tracing";
 import { BROWSER_ARGS, findBrowser } from "@harness/testkit";
 import { type BrowserContext, chromium } from "playwright-core";
 import { readTurnsPrompt, writeReadTurnsFiles } from "../bench-brain.ts";
@@ -162,13 +170,14 @@ async function buildTrace(dir: string): Promise<LoadedTrace> {
   const writer = new TraceWriter("bench-view", join(dir, "traces"), []);
   const server = await startBenchServer();
   try {
-    const client = new Anthropic({ apiKey: "bench", baseURL: server.url });
+    const client = sendStreamed(new Anthropic({ apiKey: "bench", baseURL: server.url }));
+    const recorder = new TraceRecorder(writer);
     for (let run = 0; run < ITERATIONS / TURNS_PER_RUN; run++) {
       await agentLoop(client, [{ role: "user", content: readTurnsPrompt(TURNS_PER_RUN - 1) }], {
         model: "scripted-model",
         cwd: dir,
         maxTurns: TURNS_PER_RUN + 5,
-        trace: writer,
+        emit: recorder.record,
       });
     }
   } finally {

@@ -17,7 +17,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import { agentLoop, readTrace, sentRequests, TraceWriter } from "@harness/s04-tracing";
+import { type SendTurn, sendStreamed } from "@harness/s03-streaming";
+import { agentLoop, readTrace, sentRequests, TraceRecorder, TraceWriter } from "@harness/s04-tracing";
 import { isValidHistory } from "@harness/shared";
 import { readTurnsAnswer, readTurnsPrompt, writeReadTurnsFiles } from "../bench-brain.ts";
 import { atMost, type Figure, formatDelta, formatValue, type Section, summarize, under } from "../section.ts";
@@ -60,7 +61,7 @@ export async function tracingOverhead(o: TracingOverheadOptions): Promise<Sectio
   const rounds: { plain: RunCost; traced: RunCost; pairs: number[]; bytes: number }[] = [];
   const sizes: TraceSize[] = [];
   try {
-    const client = new Anthropic({ apiKey: "bench", baseURL: server.url });
+    const client = sendStreamed(new Anthropic({ apiKey: "bench", baseURL: server.url }));
     const run = (trace?: TraceWriter) => timedRun(client, server, cwd, problems, trace);
     const warmupTrace = new TraceWriter("bench-warmup", traces, SECRETS);
     for (let i = 0; i < o.warmup; i++) {
@@ -179,9 +180,17 @@ export async function tracingOverhead(o: TracingOverheadOptions): Promise<Sectio
   };
 }
 
+/** Each trace's listener on the loop's events, made once per trace as main.ts makes it once per session. */
+const recorders = new Map<TraceWriter, TraceRecorder>();
+function recorderOf(trace: TraceWriter): TraceRecorder {
+  const recorder = recorders.get(trace) ?? new TraceRecorder(trace);
+  recorders.set(trace, recorder);
+  return recorder;
+}
+
 /** One run of the conversation, traced or not, checked; its wall and CPU time. */
 async function timedRun(
-  client: Anthropic,
+  client: SendTurn,
   server: BenchServer,
   cwd: string,
   problems: Set<string>,
@@ -194,7 +203,7 @@ async function timedRun(
     model: "scripted-model",
     cwd,
     maxTurns: TURNS_PER_RUN + 5,
-    trace,
+    emit: trace ? recorderOf(trace).record : undefined,
   });
   const used = process.cpuUsage(cpu);
   const ms = performance.now() - started;
@@ -226,7 +235,7 @@ interface TraceSize {
 
 /** One traced run of `turns` model calls in a trace of its own: its size, and its size with whole requests. */
 async function traceSize(
-  client: Anthropic,
+  client: SendTurn,
   server: BenchServer,
   cwd: string,
   dir: string,
@@ -239,7 +248,7 @@ async function traceSize(
     model: "scripted-model",
     cwd,
     maxTurns: turns + 5,
-    trace: writer,
+    emit: new TraceRecorder(writer).record,
   });
   const served = await server.take();
   if (result.turns !== turns || served.requests !== turns || result.finalText !== readTurnsAnswer(turns - 1)) {

@@ -13,11 +13,17 @@
  * the same, in the same order, in the `sNN-*` folders, pnpm-workspace.yaml, the root package.json's
  * `pnpm sNN` scripts, and the chapter tables of README.md, README.zh.md, docs/index.md and
  * docs/index.zh.md, whose "builds on" columns must say what the chapters' READMEs say.
+ *
+ * Two rules keep the shape of issue 23: only a chapter's command line imports the side packages
+ * (`CLI_PACKAGES`: a mechanism file never does), and each loop diff stays the lesson (at most
+ * `MAX_LOOP_DIFF_LINES` changed lines, of which at most `MAX_LOOP_DIFF_COMMENT_OR_IMPORT_LINES`
+ * comment or import lines, measured as `loop-diff.ts` says).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import ts from "typescript";
 import { CHAPTER_FOLDER, type Chapter, findChapters, folderOf, REPO_ROOT } from "./find-chapters.ts";
+import { MAX_LOOP_DIFF_COMMENT_OR_IMPORT_LINES, MAX_LOOP_DIFF_LINES, measureLoopDiff } from "./loop-diff.ts";
 
 /** One broken rule: where, which rule, and what is wrong. */
 export interface ProgressionProblem {
@@ -43,10 +49,23 @@ export const TEST_INFRASTRUCTURE = "testkit";
 
 /**
  * The side packages a chapter's command line uses (`@harness/cli`, the runner and the terminal view;
- * `@harness/scripted-model`, the offline model): not what a chapter builds on, so only its CLI
- * files (`main.ts`, `*-cli.ts`) import them, never a file of its mechanism; its tests may.
+ * `@harness/scripted-model`, the offline model): not what a chapter builds on, so of the files at
+ * the top of its src/ only its command line (`isCommandLineFile`) imports them, never a file of its
+ * mechanism. Its libraries (src/ subfolders) and its tests may.
  */
 export const CLI_PACKAGES = ["cli", "scripted-model"] as const;
+
+/**
+ * Whether a file at the top of a chapter's src/ is its command line, which may import the side
+ * packages: `main.ts` (the composition root), `flags.ts` (its options and what they build) and any
+ * `*-cli.ts` (another command, such as `pnpm trace`). Every other top-level file is mechanism.
+ */
+export function isCommandLineFile(name: string): boolean {
+  return name === "main.ts" || name === "flags.ts" || name.endsWith("-cli.ts");
+}
+
+/** Where a chapter keeps its copy of the loop, from its folder. */
+export const LOOP_FILE = "src/agent-loop.ts";
 
 /** The files whose chapter tables must list every chapter (paths from the repository root). */
 export const CHAPTER_TABLES = ["README.md", "README.zh.md", "docs/index.md", "docs/index.zh.md"] as const;
@@ -84,6 +103,7 @@ export function parseList(cell: string): string[] {
 function chapterProblems(chapter: Chapter, chapters: Chapter[]): ProgressionProblem[] {
   const problems: ProgressionProblem[] = [];
   const problem = (rule: string, message: string) => problems.push({ chapter: chapter.folder, rule, message });
+  problems.push(...loopDiffProblems(chapter, chapters));
 
   const expectedName = `@harness/${chapter.folder}`;
   if (chapter.packageName !== expectedName) {
@@ -140,6 +160,14 @@ function chapterProblems(chapter: Chapter, chapters: Chapter[]): ProgressionProb
       `the README says ${show(buildsOn)}; src/ imports ${show([...imported.keys()])} (${describe(imported)})`,
     );
   }
+  const mechanism = sourceFiles(join(chapter.path, "src"), false).filter((file) => !isCommandLineFile(basename(file)));
+  for (const [name, files] of harnessImports(join(chapter.path, "src"), mechanism)) {
+    if (!(CLI_PACKAGES as readonly string[]).includes(name)) continue;
+    problem(
+      "only the CLI imports the side packages",
+      `${files.join(", ")} imports @harness/${name}; only main.ts, flags.ts, *-cli.ts and the libraries in src/ subfolders may`,
+    );
+  }
   const allowed = new Set([...buildsOn, chapter.folder, ...side]);
   const tested = harnessImports(join(chapter.path, "test"));
   for (const [name, files] of tested) {
@@ -149,6 +177,34 @@ function chapterProblems(chapter: Chapter, chapters: Chapter[]): ProgressionProb
         `${files.join(", ")} imports ${name}, which it does not build on`,
       );
     }
+  }
+  return problems;
+}
+
+/**
+ * The loop diff is the lesson: a chapter's loop is its previous chapter's plus what it adds, so
+ * the diff between the two changes at most `MAX_LOOP_DIFF_LINES` lines, of which at most
+ * `MAX_LOOP_DIFF_COMMENT_OR_IMPORT_LINES` are comment or import lines (`measureLoopDiff`). The
+ * first chapter has no previous loop; every chapter has one.
+ */
+function loopDiffProblems(chapter: Chapter, chapters: Chapter[]): ProgressionProblem[] {
+  const problem = (message: string) => ({ chapter: chapter.folder, rule: "the loop diff is the lesson", message });
+  const loop = join(chapter.path, LOOP_FILE);
+  if (!existsSync(loop)) return [problem(`${LOOP_FILE} is missing: every chapter has its copy of the loop`)];
+  const previous = chapters.filter((c) => c.number < chapter.number).at(-1);
+  if (!previous || !existsSync(join(previous.path, LOOP_FILE))) return [];
+  const diff = measureLoopDiff(join(previous.path, LOOP_FILE), loop);
+  const problems: ProgressionProblem[] = [];
+  const from = `${previous.folder}'s ${LOOP_FILE} to this one`;
+  if (diff.changed > MAX_LOOP_DIFF_LINES) {
+    problems.push(problem(`the diff from ${from} changes ${diff.changed} lines; at most ${MAX_LOOP_DIFF_LINES}`));
+  }
+  if (diff.commentOrImport > MAX_LOOP_DIFF_COMMENT_OR_IMPORT_LINES) {
+    problems.push(
+      problem(
+        `the diff from ${from} changes ${diff.commentOrImport} comment or import lines; at most ${MAX_LOOP_DIFF_COMMENT_OR_IMPORT_LINES}`,
+      ),
+    );
   }
   return problems;
 }
@@ -267,14 +323,21 @@ function rootScripts(root: string): Record<string, string> {
   return (JSON.parse(readFileSync(path, "utf8")) as { scripts?: Record<string, string> }).scripts ?? {};
 }
 
-/** Every `@harness/*` package the .ts files under `dir` import, with the files that import it. */
-export function harnessImports(dir: string): Map<string, string[]> {
-  const found = new Map<string, string[]>();
-  if (!existsSync(dir)) return found;
-  const files = readdirSync(dir, { recursive: true, withFileTypes: true })
+/** The .ts files under `dir` (with its subfolders' when `recursive`), as absolute paths, sorted. */
+function sourceFiles(dir: string, recursive = true): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive, withFileTypes: true })
     .filter((entry) => entry.isFile() && /\.(ts|tsx|mts|cts)$/.test(entry.name))
     .map((entry) => join(entry.parentPath, entry.name))
     .sort();
+}
+
+/**
+ * Every `@harness/*` package the .ts files under `dir` import (or only `files`, paths under `dir`),
+ * with the files that import it, as paths from `dir`.
+ */
+export function harnessImports(dir: string, files: string[] = sourceFiles(dir)): Map<string, string[]> {
+  const found = new Map<string, string[]>();
   for (const file of files) {
     // the compiler's own import scanner: import, export ... from, import(), require; not strings
     const { importedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, true);

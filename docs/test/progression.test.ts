@@ -17,6 +17,18 @@ import {
   progressionProblems,
 } from "../src/progression-problems.ts";
 
+/** A small loop for the made-up chapters: a header, an import, a doc comment, code. */
+const LOOP = [
+  "/** s01: a loop. */",
+  'import { step } from "./index.ts";',
+  "",
+  "/** Run until done. */",
+  "export function loop(): void {",
+  "  while (step()) {}",
+  "}",
+  "",
+].join("\n");
+
 /** One line per problem, so a failure reads as a list: `s04-tracing · rule: message`. */
 function lines(problems: ProgressionProblem[]): string[] {
   return problems.map((p) => `${p.chapter} · ${p.rule}: ${p.message}`);
@@ -105,6 +117,7 @@ describe("progressionProblems on a made-up course", () => {
         `# ${folder}\n\n**基于：** ${buildsOn.join("、")} · **新增：** 一样东西\n\n## 问题\n`,
       );
       write(`${folder}/src/index.ts`, buildsOn.map((name) => `import "@harness/${name}";\n`).join(""));
+      write(`${folder}/src/agent-loop.ts`, LOOP);
     };
     chapter("s01-loop", ["shared"]);
     chapter("s02-tools", ["shared", "s01-loop"]);
@@ -206,6 +219,82 @@ describe("progressionProblems on a made-up course", () => {
     expect(lines(problems)).toEqual([
       "course · one chapter list: pnpm-workspace.yaml lists s01-loop; the sNN-* folders are s01-loop, s02-tools",
       "course · one chapter list: docs/index.md says s02-tools builds on shared; its README says shared, s01-loop",
+    ]);
+  });
+
+  it("lets the command line and the libraries import the side packages", () => {
+    const problems = progressionProblems(
+      course((write) => {
+        for (const file of ["main.ts", "flags.ts", "trace-cli.ts", "viewer/format.ts"]) {
+          write(
+            `s02-tools/src/${file}`,
+            'import type { CliIo } from "@harness/cli";\nimport "@harness/scripted-model";\n',
+          );
+        }
+      }),
+    );
+    expect(lines(problems)).toEqual([]);
+  });
+
+  it("names a mechanism file that imports a side package", () => {
+    const problems = progressionProblems(
+      course((write) => {
+        write("s01-loop/src/view.ts", 'import type { TerminalView } from "@harness/cli";\n');
+        write("s02-tools/src/model.ts", 'export { ScriptedModel } from "@harness/scripted-model";\n');
+      }),
+    );
+    expect(lines(problems)).toEqual([
+      "s01-loop · only the CLI imports the side packages: view.ts imports @harness/cli; only main.ts, flags.ts, *-cli.ts and the libraries in src/ subfolders may",
+      "s02-tools · only the CLI imports the side packages: model.ts imports @harness/scripted-model; only main.ts, flags.ts, *-cli.ts and the libraries in src/ subfolders may",
+    ]);
+  });
+
+  /** s02's loop: s01's with `code` lines added before its closing brace and its header rewritten. */
+  const grown = (code: string[]) =>
+    LOOP.replace("/** s01: a loop. */", "/** s02: s01's loop, plus more. */").replace(
+      "\n}\n",
+      `\n${code.join("\n")}\n}\n`,
+    );
+
+  it("lets a loop diff change 35 lines, 5 of them comment or import lines", () => {
+    const problems = progressionProblems(
+      course((write) => {
+        const code = Array.from({ length: 29 }, (_, i) => `  step(${i});`);
+        // 5: the header, a new import, three lines of comment; 30: code, one line with a comment after it
+        const loop = grown(["  // three lines", "  /* of comment", "     in all */", ...code, "  step(); // code"]);
+        write("s02-tools/src/agent-loop.ts", loop.replace("\n\n", '\nimport { more } from "./more.ts";\n\n'));
+      }),
+    );
+    expect(lines(problems)).toEqual([]);
+  });
+
+  it("names a chapter whose loop diff changes more than 35 lines", () => {
+    const problems = progressionProblems(
+      course((write) =>
+        write("s02-tools/src/agent-loop.ts", grown(Array.from({ length: 35 }, (_, i) => `  step(${i});`))),
+      ),
+    );
+    expect(lines(problems)).toEqual([
+      "s02-tools · the loop diff is the lesson: the diff from s01-loop's src/agent-loop.ts to this one changes 36 lines; at most 35",
+    ]);
+  });
+
+  it("names a chapter whose loop diff changes more than 5 comment or import lines", () => {
+    const problems = progressionProblems(
+      course((write) => {
+        const loop = grown(["  /**", "   * a block comment,", "   * line by line", "   */"]);
+        write("s02-tools/src/agent-loop.ts", loop.replace("\n\n", '\nimport {\n  more,\n} from "./more.ts";\n\n'));
+      }),
+    );
+    expect(lines(problems)).toEqual([
+      "s02-tools · the loop diff is the lesson: the diff from s01-loop's src/agent-loop.ts to this one changes 8 comment or import lines; at most 5",
+    ]);
+  });
+
+  it("names a chapter without its copy of the loop", () => {
+    const problems = progressionProblems(course(() => rmSync(join(root, "s02-tools", "src", "agent-loop.ts"))));
+    expect(lines(problems)).toEqual([
+      "s02-tools · the loop diff is the lesson: src/agent-loop.ts is missing: every chapter has its copy of the loop",
     ]);
   });
 

@@ -77,8 +77,7 @@ export async function agentLoop(
     }
 
     if (turn.toolCalls.length > 0) {
-      // reads at once, anything else one by one; the outputs come back in tool_use order
-      const context = { cwd: options.cwd, bashTimeoutMs: options.bashTimeoutMs };
+      const context = { cwd: options.cwd, bashTimeoutMs: options.bashTimeoutMs }; // reads at once, the rest one by one
       const outputs = await runToolCalls(tools, turn.toolCalls, context, emit);
       tally.ran(outputs.length);
       // every call answered, in tool_use order, all in ONE user message

@@ -42,7 +42,6 @@ export interface AgentLoopOptions {
  * is cut short, or the turn budget is spent. The history is extended in place.
  * Contract: on every return, each tool_use in `messages` has its tool_result. An API error
  * (after the SDK's retries) is thrown, with the history left as it was before that call.
- * Ctrl-C (the signal) ends it as `aborted`, every tool_use answered; a failed stream is thrown likewise.
  */
 export async function agentLoop(
   send: SendTurn,
@@ -83,8 +82,7 @@ export async function agentLoop(
     }
 
     if (turn.toolCalls.length > 0) {
-      // reads at once, anything else one by one; the outputs come back in tool_use order
-      const context = { cwd: options.cwd, signal, bashTimeoutMs: options.bashTimeoutMs };
+      const context = { cwd: options.cwd, signal, bashTimeoutMs: options.bashTimeoutMs }; // reads at once, the rest one by one
       const outputs = await runToolCalls(tools, turn.toolCalls, context, emit);
       tally.ran(outputs.length);
       // every call answered, in tool_use order, all in ONE user message

@@ -311,7 +311,7 @@ describe.each(READMES)("%s", (name) => {
     const diffs = codeFences(text, "diff");
     expect(diffs).toHaveLength(1);
     const hunks = diffs[0].split(/^@@.*$/m).filter((h) => h.trim() !== "");
-    expect(hunks.length).toBe(8);
+    expect(hunks.length).toBe(7);
     for (const hunk of hunks) {
       const { before, after } = hunkSides(hunk);
       expect(containsRun(s02, before), `not in s02's loop:\n${before.join("\n")}`).toBe(true);

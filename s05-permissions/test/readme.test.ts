@@ -82,7 +82,7 @@ describe.each(READMES)("%s", (name) => {
 
   it("shows a diff of s04's loop against this one that is real and leaves out no change but the header", () => {
     const [diff] = codeFences(text, "diff");
-    expect(hunkCount(diff)).toBe(5);
+    expect(hunkCount(diff)).toBe(4);
     expect(lessonDiffProblems(diff, S04_LOOP, S05_LOOP)).toEqual([]);
   });
 

@@ -54,9 +54,7 @@ export interface AgentLoopOptions {
  * is cut short, or the turn budget is spent. The history is extended in place.
  * Contract: on every return, each tool_use in `messages` has its tool_result. An API error
  * (after the SDK's retries) is thrown, with the history left as it was before that call.
- * Ctrl-C (the signal) ends it as `aborted`, every tool_use answered; a failed stream is thrown likewise.
  * Every run ends with an event: `end` when it returns, `model_error` before an error is thrown.
- * Each call runs through `runCall`: one it refuses is answered with why, and the loop goes on.
  * A prompt a hook blocks is taken back unsent (`prompt_blocked`); a Stop hook may send the run on once.
  * Each message is told (`message`) before it joins the history; the prompt once a hook lets it through.
  * A history that cannot be made to fit the window ends the run with `context_overflow`.
@@ -123,8 +121,7 @@ export async function agentLoop(
     }
 
     if (turn.toolCalls.length > 0) {
-      // reads at once, anything else one by one; the outputs come back in tool_use order
-      const context = { cwd: options.cwd, signal, bashTimeoutMs: options.bashTimeoutMs };
+      const context = { cwd: options.cwd, signal, bashTimeoutMs: options.bashTimeoutMs }; // reads at once, the rest one by one
       const outputs = await runToolCalls(tools, turn.toolCalls, context, emit, options.runCall);
       tally.ran(outputs.length);
       // every call answered, in tool_use order, all in ONE user message

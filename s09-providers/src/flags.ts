@@ -7,7 +7,6 @@ import type { CliOptions, CliStart, ExtraOption } from "@harness/cli";
 import type { CompactionMode } from "@harness/s08-compaction";
 import { createAdapter, type OfflineProvider } from "./connect/create-adapter.ts";
 import { DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, isWireFormat } from "./connect/select-provider.ts";
-import { describeOpenAiError } from "./openai/describe-openai-error.ts";
 import { type ProviderAdapter, WIRE_FORMATS } from "./provider-adapter.ts";
 
 /** The wire format. */
@@ -32,7 +31,7 @@ export interface Provider {
   adapter: ProviderAdapter;
   model: string;
   /** An error the model call threw, as the line the CLI prints (an OpenAI format's names its endpoint). */
-  describe(error: unknown): unknown;
+  describe(error: unknown): Promise<unknown>;
 }
 
 /**
@@ -68,8 +67,11 @@ export function connectProvider(
   return {
     adapter: choice.adapter,
     model: choice.model,
-    describe(error) {
-      const line = openAi && describeOpenAiError(error, openAi);
+    async describe(error) {
+      if (!openAi) return error;
+      // the `openai` SDK's errors, read by a library a run on the Messages API never loads
+      const { describeOpenAiError } = await import("./openai/describe-openai-error.ts");
+      const line = describeOpenAiError(error, openAi);
       return line ? new Error(line, { cause: error }) : error;
     },
   };

@@ -7,6 +7,7 @@ export * from "./history-for-format.ts";
 export * from "./openai/describe-openai-error.ts";
 export * from "./openai/message-from-chat.ts";
 export * from "./openai/message-from-responses.ts";
+export * from "./openai/openai-adapter.ts";
 export * from "./openai/openai-chat-adapter.ts";
 export * from "./openai/openai-endpoint-guard.ts";
 export * from "./openai/openai-prompt-too-long.ts";

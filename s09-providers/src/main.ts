@@ -108,8 +108,8 @@ export const chapter: ChapterCli<CompactionStopReason> = {
           hooks,
           window,
           emit: listen,
-        }).catch((error: unknown) => {
-          throw provider.describe(error); // an OpenAI format's error names its endpoint
+        }).catch(async (error: unknown) => {
+          throw await provider.describe(error); // an OpenAI format's error names its endpoint
         }),
       afterRun(history, result) {
         if (result) context.afterRun(); // how full the context is, as the last answer measured it

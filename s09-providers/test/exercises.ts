@@ -8,7 +8,7 @@ export const exercises = [
     // the window reads refusals with s08's reader, which knows only the Messages API's words
     id: 1,
     file: "src/main.ts",
-    find: "      tooLong: provider.adapter.promptTooLong,\n",
+    find: "      tooLong: adapter.promptTooLong,\n",
     replace: "",
     test: "answers the provider's own 'too long' refusal",
     expect: "fail",

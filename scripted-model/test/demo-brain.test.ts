@@ -292,6 +292,85 @@ describe("demoBrain", () => {
     });
   });
 
+  describe("surveying a project with a todo list (s11)", () => {
+    const prompt = "Survey this project: list its files, read each one, then report";
+    const tools = ["todo_write", "glob", "read_file"].map(
+      (name): Tool => ({ name, description: name, input_schema: { type: "object" } }),
+    );
+    const FILES: Record<string, string> = { "README.md": "1\t# Shop", "a.js": "1\tx\n2\ty", "b.js": "1\tz" };
+    /** The brain's replies, each call answered as a harness would (glob lists FILES, read_file gives one). */
+    function survey(): ScriptedReply[] {
+      const messages: MessageParam[] = [{ role: "user", content: prompt }];
+      const replies: ScriptedReply[] = [];
+      for (let n = 0; n < 10; n++) {
+        const step = asReply(demoBrain(request(messages, tools)));
+        replies.push(step);
+        const calls = step.content.filter((b) => b.type === "tool_use");
+        if (calls.length === 0) break;
+        messages.push({
+          role: "assistant",
+          content: step.content.map((b, i) =>
+            b.type === "tool_use" && "input" in b
+              ? { type: "tool_use", id: `t${n}_${i}`, name: b.name, input: b.input }
+              : { type: "text", text: b.type === "text" ? b.text : "" },
+          ),
+        });
+        const answer = (b: ScriptedBlock): string => {
+          if (b.type !== "tool_use" || !("input" in b)) return "";
+          if (b.name === "glob") return "b.js\nREADME.md\na.js";
+          if (b.name === "read_file") return FILES[b.input.path as string];
+          return "The list is saved.";
+        };
+        messages.push({
+          role: "user",
+          content: step.content.flatMap((b, i): ToolResultBlockParam[] =>
+            b.type === "tool_use" ? [{ type: "tool_result", tool_use_id: `t${n}_${i}`, content: answer(b) }] : [],
+          ),
+        });
+        expect(isValidHistory(messages)).toBe(true);
+      }
+      return replies;
+    }
+    const calls = (step: ScriptedReply) =>
+      step.content.flatMap((b) =>
+        b.type === "tool_use" && "input" in b ? [`${b.name} ${JSON.stringify(b.input)}`] : [],
+      );
+    const statuses = (step: ScriptedReply) =>
+      step.content.flatMap((b) =>
+        b.type === "tool_use" && "input" in b && b.name === "todo_write"
+          ? [(b.input.todos as { status: string }[]).map((t) => t.status).join(",")]
+          : [],
+      );
+
+    it("writes the plan, lists the files, reads one a turn by name, reports, and marks every step completed", () => {
+      const replies = survey();
+      expect(replies.map(statuses)).toEqual([
+        ["in_progress,pending,pending"],
+        ["completed,in_progress,pending"],
+        [],
+        [],
+        ["completed,completed,completed"],
+        [],
+      ]);
+      expect(replies.map((step) => calls(step).filter((c) => !c.startsWith("todo_write")))).toEqual([
+        ['glob {"pattern":"**/*"}'],
+        ['read_file {"path":"README.md"}'],
+        ['read_file {"path":"a.js"}'],
+        ['read_file {"path":"b.js"}'],
+        [],
+        [],
+      ]);
+      expect(textOf(replies[4])).toBe("I read 3 files: README.md (1 line), a.js (2 lines), b.js (1 line).");
+      expect(textOf(replies[5])).toBe("All three steps are completed.");
+    });
+
+    it("is offered only where todo_write is", () => {
+      expect(textOf(demoBrain(request([{ role: "user", content: prompt }])))).toMatch(
+        /^I am the offline scripted model/,
+      );
+    });
+  });
+
   describe("a prompt it does not know", () => {
     it("says honestly that it is the offline model, lists the prompts it knows and how to use a real one", () => {
       const step = demoBrain(request([{ role: "user", content: "Write me a sonnet about compilers." }]));

@@ -16,10 +16,15 @@
  * command name, a script piped into a shell: those are `unseen`, and the caller asks.
  */
 import { createRequire } from "node:module";
+import { setFlagsFromString } from "node:v8";
 import { Language, type Node, Parser } from "web-tree-sitter";
 import { literalWord, readWord, type ShellWord } from "./read-word.ts";
 import { programName, unwrapCommand } from "./unwrap-command.ts";
 
+// V8 would compile the grammar's WebAssembly a second time, optimised, on background threads as the
+// parser warms up: tens of ms of CPU in every one of a run's first turns, and a slower fork for the
+// bash call after it. A command line parses in microseconds either way: keep the baseline compiler.
+setFlagsFromString("--liftoff-only");
 // the grammar loads once, when this module is first imported (about 20 ms)
 await Parser.init();
 const bash = await Language.load(createRequire(import.meta.url).resolve("tree-sitter-bash/tree-sitter-bash.wasm"));

@@ -1,7 +1,8 @@
 /**
  * The adapter a run talks through: `selectProvider`'s choice, built. The Anthropic format gets
  * shared's `createClient` as every chapter does; the OpenAI formats get an `openai` client with the
- * same endpoint guard; with no key, the scripted model answers in the chosen format.
+ * same endpoint guard; with no key, the scripted model answers in the chosen format. The `openai`
+ * SDK is loaded by an OpenAI format's first model call (`loadedOnFirstCall`), never at start.
  */
 
 import {
@@ -14,11 +15,8 @@ import {
   type OfflineModel,
 } from "@harness/cli";
 import { type CompactionMode, withServerBetas } from "@harness/s08-compaction";
-import OpenAI from "openai";
 import { anthropicAdapter } from "../anthropic-adapter.ts";
-import { openAiChatAdapter } from "../openai/openai-chat-adapter.ts";
-import { CHAT_COMPLETIONS_API, guardedFetch, RESPONSES_API } from "../openai/openai-endpoint-guard.ts";
-import { openAiResponsesAdapter } from "../openai/openai-responses-adapter.ts";
+import type { OpenAiClientOptions, OpenAiFormat } from "../openai/openai-adapter.ts";
 import type { AdapterOptions, ProviderAdapter, WireFormat } from "../provider-adapter.ts";
 import { DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL, selectProvider } from "./select-provider.ts";
 
@@ -55,9 +53,6 @@ export interface ScriptedAdapterOptions extends AdapterOptions {
   /** Milliseconds the guard waits for the model (default: `DEFAULT_MODEL_TIMEOUT_SECONDS`). */
   timeoutMs?: number;
 }
-
-/** The endpoint guard's view of each OpenAI format. */
-const GUARDED_APIS = { "openai-chat": CHAT_COMPLETIONS_API, "openai-responses": RESPONSES_API } as const;
 
 /**
  * Choose and build the adapter.
@@ -99,19 +94,16 @@ export function createAdapter(options: CreateAdapterOptions): AdapterChoice {
   }
   const credential = selection.credential ?? "OPENAI_API_KEY";
   const baseURL = env.values.OPENAI_BASE_URL?.trim() || undefined;
-  const client = openAiClient(format, {
+  const client = {
     apiKey: String(env.values[credential]).trim(),
     baseURL: baseURL ?? DEFAULT_OPENAI_BASE_URL,
     timeoutMs,
-  });
+  };
   const keySource = `${credential} from ${env.sourceOf(credential)}`;
   const endpoint = baseURL
     ? `${baseURL} (OPENAI_BASE_URL from ${env.sourceOf("OPENAI_BASE_URL")})`
     : DEFAULT_OPENAI_BASE_URL;
-  const adapter =
-    format === "openai-chat"
-      ? openAiChatAdapter(client, adapterOptions)
-      : openAiResponsesAdapter(client, adapterOptions);
+  const adapter = openAiOnFirstCall(format, client, adapterOptions);
   return {
     format,
     model,
@@ -141,31 +133,37 @@ export function scriptedAdapter(
     });
     return anthropicAdapter(client, options);
   }
-  const client = openAiClient(format, {
+  const client = {
     apiKey: "scripted-model-key",
     baseURL: "http://scripted-model.invalid/v1",
     timeoutMs,
     fetch: model.fetch,
     maxRetries: options.maxRetries,
-  });
-  return format === "openai-chat" ? openAiChatAdapter(client, options) : openAiResponsesAdapter(client, options);
+  };
+  return openAiOnFirstCall(format, client, options);
 }
 
-/** An `openai` client whose every request passes the endpoint guard for `format`. */
-function openAiClient(
-  format: "openai-chat" | "openai-responses",
-  options: { apiKey: string; baseURL: string; timeoutMs: number; fetch?: typeof fetch; maxRetries?: number },
-): OpenAI {
-  return new OpenAI({
-    apiKey: options.apiKey,
-    baseURL: options.baseURL,
-    // the guard's timer fires first: the SDK would retry its own timeout
-    timeout: clampTimeout(options.timeoutMs + 1000),
-    fetch: guardedFetch(GUARDED_APIS[format], options.timeoutMs, options.fetch),
-    ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
-    // the SDK would print a line it cannot parse to the console; the error the run ends with says it once
-    logLevel: "off",
-  });
+/**
+ * The adapter of an OpenAI format, built by its first model call: its library (`openai-adapter.ts`,
+ * and the `openai` SDK under it) loads then, so a run that never calls it never loads it.
+ */
+function openAiOnFirstCall(
+  format: OpenAiFormat,
+  client: OpenAiClientOptions,
+  options: AdapterOptions,
+): ProviderAdapter {
+  let loading: Promise<ProviderAdapter> | undefined;
+  let adapter: ProviderAdapter | undefined;
+  return {
+    format,
+    streamTurn: async (request, signal, emit) => {
+      loading ??= import("../openai/openai-adapter.ts").then((m) => m.openAiAdapter(format, client, options));
+      adapter ??= await loading;
+      return adapter.streamTurn(request, signal, emit);
+    },
+    // a refusal is an error a call threw, so the adapter is loaded by then
+    promptTooLong: (error) => adapter?.promptTooLong(error) ?? null,
+  };
 }
 
 /** Whole milliseconds, at least 1 and at most what `setTimeout` accepts. */
