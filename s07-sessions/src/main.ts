@@ -55,7 +55,7 @@ export const chapter: ChapterCli<HookStopReason> = {
       session.writer.record,
     );
     const notice = (text: string) => emit({ type: "notice", from: "hook", text });
-    // the hooks: loaded; what the project ships (hooks, permissions) trusted or not; SessionStart told of a resume
+    // the hooks: loaded, trusted or not, SessionStart told whether the session was resumed
     const started = await startHooks({
       session: { sessionId: session.writer.sessionId, cwd },
       transcriptPath: resumed ? session.writer.path : undefined,

@@ -80,7 +80,7 @@ export const chapter: ChapterCli<CompactionStopReason> = {
       describeError,
     });
     const listen = fanOut(emit, window.observe);
-    // the hooks: loaded; what the project ships (hooks, permissions) trusted or not; SessionStart told of a resume
+    // the hooks: loaded, trusted or not, SessionStart told whether the session was resumed
     const notice = (text: string) => emit({ type: "notice", from: "hook", text });
     const started = await startHooks({
       session: { sessionId: session.writer.sessionId, cwd },
