@@ -6,21 +6,23 @@
  */
 import { execFileSync } from "node:child_process";
 import { realpathSync } from "node:fs";
-import { join, sep } from "node:path";
+import { basename, dirname, join, sep } from "node:path";
 
 /**
  * Why `file` (relative to `cwd`, inside `.harness`) came with the project: `"tracked by git"` or
- * `"a link out of .harness"`; undefined when it is the user's own.
- * Contract: never throws; a file that does not exist is nobody's (undefined).
+ * `"a link out of .harness"`; undefined when it is the user's own. A file not there yet is judged
+ * by where it would be written (`.harness` may be a link already).
+ * Contract: never throws; without even a `.harness`, the file is the user's to make.
  */
 export function shippedWithProject(cwd: string, file: string): string | undefined {
+  const path = join(cwd, file);
   let real: string;
   let own: string;
   try {
-    real = realpathSync(join(cwd, file));
     own = join(realpathSync(cwd), ".harness") + sep;
+    real = realOrWhereItWouldBe(path);
   } catch {
-    return undefined; // no such file
+    return undefined; // no .harness: nothing shipped there
   }
   if (!real.startsWith(own)) return "a link out of .harness";
   return isTrackedByGit(cwd, file) ? "tracked by git" : undefined;
@@ -33,5 +35,14 @@ function isTrackedByGit(cwd: string, file: string): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** The real path of `path`, or, when there is no such file, the real path of its folder with its name. */
+function realOrWhereItWouldBe(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return join(realpathSync(dirname(path)), basename(path));
   }
 }
