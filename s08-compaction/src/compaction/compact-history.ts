@@ -7,6 +7,7 @@
  */
 import type { ContentBlockParam, MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import type { SendTurn } from "@harness/s03-streaming";
+import { isHookContext } from "@harness/s06-hooks";
 import { historyProblems } from "@harness/shared";
 import { estimateTokens } from "../measure-context.ts";
 import { findCut, isTurnBoundary } from "./find-cut.ts";
@@ -144,13 +145,16 @@ export function withSummary(messages: readonly MessageParam[], cut: number, summ
   return [{ role: "user", content: [...opening, ...blocks] }, ...rest];
 }
 
-/** The user's latest words and where they are: the last text of the last user message with any. */
+/**
+ * The user's latest words and where they are: the last text of the last user message with any,
+ * a hook's context (s06's `isHookContext`) and a summary left aside: those are not the user's.
+ */
 export function latestRequest(messages: readonly MessageParam[]): { index: number; text: string } | null {
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index];
     if (message.role !== "user") continue;
     if (typeof message.content === "string") return { index, text: message.content };
-    const texts = message.content.flatMap((b) => (b.type === "text" ? [b.text] : []));
+    const texts = message.content.flatMap((b) => (b.type === "text" && !isHookContext(b.text) ? [b.text] : []));
     const text = texts.at(-1);
     if (text !== undefined && !text.startsWith(SUMMARY_OPENING)) return { index, text };
   }
