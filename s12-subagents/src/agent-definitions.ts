@@ -13,14 +13,16 @@
  *
  * They are read from `.harness/agents/*.md` (the project's) and `~/.harness/agents/*.md` (the
  * user's, under HARNESS_HOME when it is set); a project's kind wins over a user's of the same name,
- * and either over the built-in `general-purpose`. A file that is not one (no frontmatter, YAML that
+ * and either over the built-in `general-purpose`. The project's came with the clone: they apply only
+ * once the user trusts them, by s05's one trust rule (`shippedAgents` is what is trusted), in the
+ * same question as the project's rules and hooks. A file that is not one (no frontmatter, YAML that
  * does not parse, a field missing or of the wrong type, an empty body) is one warning line and is
  * skipped; the others load. The frontmatter is read with a real YAML parser (`yaml`): agent files
  * are written by hand and copied from elsewhere, with quotes, lists and folded lines in them.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CLAUDE_CODE_TOOL_NAMES } from "@harness/s05-permissions";
+import { CLAUDE_CODE_TOOL_NAMES, type Shipped } from "@harness/s05-permissions";
 import { parse as parseYaml } from "yaml";
 
 /** The task tool's name (Claude Code's Agent tool, here as the model calls it). */
@@ -67,8 +69,8 @@ export function subagentSystem(cwd: string): string {
 
 /** The definitions found, and one line per file skipped or field left out. */
 export interface LoadedDefinitions {
-  /** `general-purpose` first, then by name. */
-  definitions: AgentDefinition[];
+  /** Every file that read as a definition: the user's, then the project's. */
+  found: AgentDefinition[];
   problems: string[];
 }
 
@@ -80,7 +82,7 @@ export interface LoadedDefinitions {
  */
 export function loadAgentDefinitions(cwd: string, home: string, tools: readonly string[]): LoadedDefinitions {
   const problems: string[] = [];
-  const found = new Map<string, AgentDefinition>([[GENERAL_PURPOSE.name, GENERAL_PURPOSE]]);
+  const found: AgentDefinition[] = [];
   // the user's first, then the project's over them: the project's kind of the same name wins
   const places = [
     { dir: join(home, "agents"), shown: "~/.harness/agents", source: "user" as const },
@@ -101,13 +103,43 @@ export function loadAgentDefinitions(cwd: string, home: string, tools: readonly 
       }
       named.add(read.definition.name);
       for (const note of read.notes) problems.push(`agents: ${file}: ${note}`);
-      found.set(read.definition.name, { ...read.definition, source, file });
+      found.push({ ...read.definition, source, file });
     }
   }
-  const definitions = [...found.values()].sort(
+  return { found, problems };
+}
+
+/**
+ * The kinds a task call chooses from: `general-purpose`, the user's, and the project's over them
+ * when `projectTrusted` (else the project's are left out); `general-purpose` first, then by name.
+ */
+export function definitionsInForce(loaded: LoadedDefinitions, projectTrusted: boolean): AgentDefinition[] {
+  const kinds = new Map<string, AgentDefinition>([[GENERAL_PURPOSE.name, GENERAL_PURPOSE]]);
+  for (const definition of loaded.found) {
+    if (definition.source === "project" && !projectTrusted) continue;
+    kinds.set(definition.name, definition);
+  }
+  return [...kinds.values()].sort(
     (a, b) => Number(b === GENERAL_PURPOSE) - Number(a === GENERAL_PURPOSE) || a.name.localeCompare(b.name),
   );
-  return { definitions, problems };
+}
+
+/**
+ * The project's definitions as s05's trust rule weighs them (kind `agents`): a system prompt, tools
+ * and a model a clone chose, run as the user. Their hash covers every field, so an edit asks again.
+ */
+export function shippedAgents(loaded: LoadedDefinitions): Shipped {
+  const project = loaded.found.filter((definition) => definition.source === "project");
+  const tools = (d: AgentDefinition) => (d.tools ? `tools ${d.tools.join(", ") || "none"}` : "every tool");
+  return {
+    kind: "agents",
+    definitions: project,
+    lines: project.map((d) => `agent ${d.name}: ${tools(d)}${d.model ? `, model ${d.model}` : ""}   (${d.file})`),
+    summary:
+      project.length === 0
+        ? ""
+        : `${project.length} agent definition${project.length === 1 ? "" : "s"} in ${PROJECT_AGENTS}`,
+  };
 }
 
 /**

@@ -1,20 +1,20 @@
 /**
  * s12's options, and what they build: `--task-turns N` and `--task-tokens N`, each child's budgets;
- * the kinds of subagent, read from the agent files and trusted as s06 trusts hooks; and each
+ * the kinds of subagent, read from the agent files (the project's trusted by s05's rule); and each
  * child's seams: its lines under the parent's call (the CLI's view, indented), its transcript and
  * trace beside the parent's, the cache meter, and SubagentStop.
  */
 import type { CliOptions, ExtraOption } from "@harness/cli";
 import type { OpenTrace } from "@harness/s04-tracing";
-import { harnessHome, type StartedHooks, type TrustAnswer } from "@harness/s06-hooks";
+import { harnessHome } from "@harness/s05-permissions";
+import type { StartedHooks } from "@harness/s06-hooks";
 import type { OpenSession } from "@harness/s07-sessions";
 import { type Emit, fanOut } from "@harness/shared";
-import { type AgentDefinition, loadAgentDefinitions } from "./agent-definitions.ts";
+import { type LoadedDefinitions, loadAgentDefinitions } from "./agent-definitions.ts";
 import { openChildTrace, openSidechain } from "./sidechain.ts";
 import { subagentLines } from "./subagent-lines.ts";
 import { subagentStop } from "./subagent-stop.ts";
 import type { ChildSeams, Subagent } from "./subagents.ts";
-import { trustDefinitions } from "./trust-definitions.ts";
 
 /** Model calls a child may make, unless `--task-turns` says. */
 export const DEFAULT_TASK_TURNS = 12;
@@ -51,24 +51,17 @@ export function readTaskBudgets({ extra }: CliOptions): { maxTurns: number; maxT
 }
 
 /**
- * The kinds of subagent for the project in `cwd` and the user: loaded, each file that is not one
- * said in a line, a project's that gives its children `task` trusted or narrowed (`ask` at a terminal).
+ * The kinds of subagent written for the project in `cwd` and for the user, each file that is not
+ * one said in a line. Which of the project's apply is s05's trust rule's to say (`shippedAgents`).
  */
-export async function readAgentDefinitions(
+export function readAgentDefinitions(
   cwd: string,
   tools: readonly string[],
-  how: { ask?: (question: string, choices: readonly TrustAnswer[]) => Promise<TrustAnswer>; say(line: string): void },
-): Promise<AgentDefinition[]> {
-  const home = harnessHome();
-  const loaded = loadAgentDefinitions(cwd, home, tools);
-  loaded.problems.forEach(how.say);
-  const { ask } = how;
-  const trusted = await trustDefinitions(cwd, loaded.definitions, {
-    home,
-    ask: ask && ((question) => ask(question, ["yes", "no", "always"])),
-  });
-  if (trusted.notice) how.say(trusted.notice);
-  return trusted.definitions;
+  say: (line: string) => void,
+): LoadedDefinitions {
+  const loaded = loadAgentDefinitions(cwd, harnessHome(), tools);
+  loaded.problems.forEach(say);
+  return loaded;
 }
 
 /** What each child's seams are made of: the parent's pieces. */

@@ -5,4 +5,3 @@ export * from "./subagent-lines.ts";
 export * from "./subagent-stop.ts";
 export * from "./subagents.ts";
 export * from "./token-budget.ts";
-export * from "./trust-definitions.ts";

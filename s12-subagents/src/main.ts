@@ -3,8 +3,8 @@
  * task call runs a child, this chapter's loop on a fresh history, through the same call runner as
  * the parent's calls (s05's gate, s06's hooks) and the parent's signal, under its own turn and
  * token budgets. Its lines show indented under the call, its transcript and trace lie beside the
- * parent's, its tokens count in the parent's result. The kinds of child come from the agent files.
- * The loop is s11's: each piece goes in through a seam it has.
+ * parent's, its tokens count in the parent's result. The kinds of child come from the agent files,
+ * the project's trusted with its rules and hooks. The loop is s11's: each piece goes in through a seam it has.
  */
 import {
   type ChapterCli,
@@ -46,7 +46,7 @@ import {
 } from "@harness/s11-planning";
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
 import { type Emit, fanOut } from "@harness/shared";
-import { TASK } from "./agent-definitions.ts";
+import { definitionsInForce, shippedAgents, TASK } from "./agent-definitions.ts";
 import { agentLoop } from "./agent-loop.ts";
 import { childSeams, readAgentDefinitions, readTaskBudgets, TASK_FLAGS } from "./flags.ts";
 import { Subagents } from "./subagents.ts";
@@ -75,7 +75,7 @@ export const chapter: ChapterCli<CompactionStopReason> = {
     const terminal = io.stdin.isTTY === true;
     // read before any model call: a bad trace id, rule, settings file, mode or window stops here
     const trace = openTrace(options, io.env);
-    const { settings, mode } = readPermissions(options);
+    const permissions = readPermissions(options);
     const windowSettings = readWindowSettings(options);
     const { contextWindow, compaction } = windowSettings;
     const cache = readCacheSettings(options);
@@ -115,36 +115,38 @@ export const chapter: ChapterCli<CompactionStopReason> = {
       meter.observe,
       todoLines((line) => view.note(line)),
     );
-    // the hooks: loaded (SubagentStop too), trusted or not, SessionStart told whether the session was
-    // resumed; first, as every child is bound by them
-    const notice = (text: string) => emit({ type: "notice", from: "hook", text });
-    const started = await startHooks({
-      session: { sessionId: session.writer.sessionId, cwd },
-      transcriptPath: resumed ? session.writer.path : undefined,
-      ask: terminal ? ask : undefined,
-      notice: (line) => say(`hooks: ${line}`),
-      events: [...HOOK_EVENTS, "SubagentStop"],
-    });
-    const askPermission = askPermissionWith(ask, cwd, (line) => view.note(line));
-    const { runCall, hooks } = hookSeams(started, { settings, mode, ask: askPermission, notice });
     // the plan: as the session's history left it (a new session's is empty), todo_write in the tool map
     const todos = new TodoList(emit);
     todos.restore(session.history);
     const reminders = new Reminders(todos, emit);
+    // the kinds of child: the agent files; the project's apply once trusted, in the hooks' one question
+    const childTools = [...ALL_TOOLS.map((tool) => tool.name), TASK];
+    const agents = readAgentDefinitions(cwd, childTools, say);
+    // the hooks: loaded (SubagentStop too), trusted or not, SessionStart told whether the session was resumed
+    const notice = (text: string) => emit({ type: "notice", from: "hook", text });
+    const started = await startHooks({
+      session: { sessionId: session.writer.sessionId, cwd },
+      transcriptPath: resumed ? session.writer.path : undefined,
+      permissions,
+      ask: terminal ? ask : undefined,
+      say,
+      events: [...HOOK_EVENTS, "SubagentStop"],
+      also: [shippedAgents(agents)],
+    });
+    const askPermission = askPermissionWith(ask, cwd, (line) => view.note(line));
+    const { runCall, hooks } = hookSeams(started, { ask: askPermission, notice });
+    const bashTimeoutMs = options.bashTimeoutSeconds * 1000;
     // the children: this loop on a fresh history for each task call, sent through the breakpoints
-    // (Messages format only) without a window; the kinds from the agent files; lines, transcript, trace their own
+    // (Messages format only) without a window; lines, transcript and trace their own
     const marked = cache.on && adapter.format === "anthropic";
     const send = marked ? cached(adapter.streamTurn, { ttl: cache.ttl }) : adapter.streamTurn;
-    const bashTimeoutMs = options.bashTimeoutSeconds * 1000;
-    const childTools = [...ALL_TOOLS.map((tool) => tool.name), TASK];
-    const definitions = await readAgentDefinitions(cwd, childTools, { ask: terminal ? ask : undefined, say });
     const tasks = new Subagents({
       loop: agentLoop,
       send,
       model,
       cwd,
       tools: toolMap(ALL_TOOLS), // the plan is the parent's: no todo_write
-      definitions,
+      definitions: definitionsInForce(agents, started.trusted.includes("agents")),
       ...budgets,
       budget: children,
       bashTimeoutMs,
