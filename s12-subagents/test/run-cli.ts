@@ -7,7 +7,7 @@
  */
 import type { MessageCreateParams, MessageParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import { listSessions, sessionsDir } from "@harness/s07-sessions";
-import { type ScriptStep, ScriptedModel, startScriptedServer, textReply } from "@harness/scripted-model";
+import { ScriptedModel, type ScriptStep, startScriptedServer, textReply } from "@harness/scripted-model";
 import type { AgentLoopResult } from "@harness/shared";
 import { type CliRunner, cliRunner } from "@harness/testkit";
 import { afterEach } from "vitest";
