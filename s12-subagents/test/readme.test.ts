@@ -1,0 +1,165 @@
+/**
+ * The chapter text cannot drift from the code: every ```ts excerpt is in the sources, the whole
+ * loop is the source's, both ```diff blocks are real and whole (the loops', main.ts's), the files
+ * its table names are the chapter's, the main path fits fifteen minutes, both languages show the
+ * same code, and every sample run is that command run again offline, in order.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { REPO_ROOT } from "@harness/cli";
+import { projectSlug } from "@harness/s04-tracing";
+import {
+  codeFences,
+  containsRun,
+  functionSource,
+  lessonDiffProblems,
+  normalisedLines,
+  sourceLines,
+} from "@harness/testkit";
+import { afterAll, describe, expect, it } from "vitest";
+
+const CHAPTER = join(REPO_ROOT, "s12-subagents");
+const READMES = ["README.md", "README.zh.md"] as const;
+const S11 = join(REPO_ROOT, "s11-planning", "src");
+const S12 = join(CHAPTER, "src");
+const SOURCES = sourceLines([S12]);
+const readme = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
+
+/** The text a reader meets without opening a folded section. */
+const mainPath = (text: string) => text.replace(/<details>[\s\S]*?<\/details>/g, "");
+
+describe.each(READMES)("%s", (name) => {
+  const text = readme(name);
+  const [loopDiff, mainDiff] = codeFences(text, "diff");
+
+  it("quotes every ts excerpt verbatim from the sources", () => {
+    const excerpts = codeFences(text, "ts");
+    expect(excerpts.length).toBeGreaterThanOrEqual(2);
+    for (const excerpt of excerpts) {
+      const found = SOURCES.some((source) => containsRun(source.lines, normalisedLines(excerpt)));
+      expect(found, `not found in src/:\n${excerpt}`).toBe(true);
+    }
+  });
+
+  it("shows the whole loop: one ts block that is agentLoop as the source has it, doc comment included", () => {
+    const whole = codeFences(text, "ts").filter((block) => block.includes("export async function agentLoop("));
+    expect(whole).toEqual([`${functionSource(join(S12, "agent-loop.ts"))}\n`]);
+  });
+
+  it("shows the loops' diff, real and whole: the header line and nothing else", () => {
+    expect(lessonDiffProblems(loopDiff, join(S11, "agent-loop.ts"), join(S12, "agent-loop.ts"))).toEqual([]);
+    expect(loopDiff.split("\n").filter((line) => /^[-+]/.test(line))).toHaveLength(2);
+  });
+
+  it("shows main.ts's diff against s11's, real and whole but its header comment", () => {
+    expect(lessonDiffProblems(mainDiff, join(S11, "main.ts"), join(S12, "main.ts"))).toEqual([]);
+  });
+
+  it("names in its table of pieces files that are the chapter's", () => {
+    const named = [...text.matchAll(/\| `([a-z-]+\.ts)` +\|$/gm)].map((m) => m[1]);
+    expect(named.length).toBeGreaterThanOrEqual(7);
+    for (const file of named) expect(existsSync(join(S12, file)), file).toBe(true);
+  });
+
+  it("has a main path of at most 12,000 characters outside its folded sections (English), and folds the depth", () => {
+    if (name === "README.md") expect(mainPath(text).length).toBeLessThanOrEqual(12_000);
+    // the reading line: minutes from the main path, lines from the chapter's top-level src/*.ts
+    const minutes = Math.ceil(mainPath(text).length / 800);
+    const lines = readdirSync(S12)
+      .filter((file) => file.endsWith(".ts"))
+      .reduce((sum, file) => sum + readFileSync(join(S12, file), "utf8").trimEnd().split("\n").length, 0);
+    if (name === "README.md") {
+      expect(text).toContain(`**Reading:** about ${minutes} minutes · **Code:** src/ ${lines.toLocaleString("en-US")} lines`);
+    } else {
+      expect(text).toContain(`**代码：** src/ ${lines.toLocaleString("en-US")} 行`);
+    }
+    expect(text.match(/<details>/g)?.length).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe("the chapter's loop", () => {
+  it("is s11's: the files differ in their first line only", () => {
+    const [s11, s12] = [S11, S12].map((dir) => readFileSync(join(dir, "agent-loop.ts"), "utf8").split("\n"));
+    expect(s12.slice(1)).toEqual(s11.slice(1));
+    expect(s12[0]).toMatch(/^\/\*\* s12: s11's loop, unchanged: /);
+  });
+});
+
+describe("the chapter text", () => {
+  it("gives the same code in English and Chinese, and the same folded sections", () => {
+    const [en, zh] = READMES.map(readme);
+    const strip = (block: string) => block.replace(/\s+#.*$/gm, "").replace(/^@@.*$/gm, "@@"); // comments are translated
+    for (const lang of ["ts", "text", "sh", "diff"]) {
+      expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
+    }
+    expect(zh.match(/<details>/g)?.length).toBe(en.match(/<details>/g)?.length);
+  });
+});
+
+/**
+ * The sample runs, in the text's order, in one copy of the sample directory its setup block makes
+ * (the path the same length, as the scripted model estimates tokens from the request's size and the
+ * system prompt names the directory) and one harness home, as a reader runs them from the
+ * repository root. What varies from run to run is normalised: the directory, the home, session ids.
+ */
+describe("the sample runs in README.md", () => {
+  const text = readme("README.md");
+  const SAMPLE_DIR = "/tmp/s12-sample";
+  const setup = codeFences(text, "sh").find((block) => block.startsWith(`mkdir -p ${SAMPLE_DIR}/`)) ?? "";
+  const samples = [...text.matchAll(/^```sh\n([^\n]*pnpm s\d\d [^\n]*)\n```\n\n```text\n([\s\S]*?)^```$/gm)].map(
+    ([, command, output]) => ({ command, output }),
+  );
+  const scripts = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).scripts as Record<string, string>;
+  const made: string[] = [];
+  afterAll(() => {
+    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("has a setup block, the delegated search, then the same with one turn for the child", () => {
+    expect(setup).not.toBe("");
+    expect(samples.map((s) => s.command)).toEqual([
+      expect.stringContaining('pnpm s12 --cwd /tmp/s12-sample "Use a subagent'),
+      expect.stringContaining("pnpm s12 --cwd /tmp/s12-sample --task-turns 1"),
+    ]);
+  });
+
+  it("shows what each sample prints, run in order in one project and one home", { timeout: 120_000 }, () => {
+    const dir = mkdtempSync("/tmp/s12-");
+    const home = mkdtempSync(join(tmpdir(), "s12-home-"));
+    made.push(dir, home);
+    expect(dir.length).toBe(SAMPLE_DIR.length);
+    const ready = spawnSync("sh", ["-c", setup.replaceAll(SAMPLE_DIR, dir)], { encoding: "utf8" });
+    expect(ready.status, ready.stderr).toBe(0);
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([key]) => !/^(ANTHROPIC_|OPENAI_|HARNESS_|MODEL_ID$|INIT_CWD$|DEBUG$)/.test(key),
+      ),
+    );
+    const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+    const ids = new Map<string, string>(); // a real session id → the one the text shows
+    const shownIds = [...new Set(samples.flatMap((s) => s.output.match(UUID) ?? []))];
+    for (const { command, output } of samples) {
+      const script = /pnpm (s\d\d)/.exec(command)?.[0] ?? "";
+      const ran = spawnSync(
+        "sh",
+        ["-c", command.replaceAll(SAMPLE_DIR, dir).replace(script, scripts[script.slice(5)])],
+        { cwd: REPO_ROOT, encoding: "utf8", env: { ...env, NO_COLOR: "1", HARNESS_HOME: home } },
+      );
+      for (const id of new Set(ran.stdout.match(UUID) ?? [])) if (!ids.has(id)) ids.set(id, shownIds[ids.size] ?? id);
+      let real = ran.stdout.replaceAll(
+        join(home, "projects", projectSlug(dir)),
+        `~/.harness/projects/${projectSlug(SAMPLE_DIR)}`,
+      );
+      for (const [id, shown] of ids) real = real.replaceAll(id, shown);
+      const lines = (s: string) =>
+        s
+          .replaceAll(dir, SAMPLE_DIR)
+          .split("\n")
+          .map((line) => line.trimEnd());
+      expect(lines(real), command).toEqual(lines(output));
+      expect(ran.status, command).toBe(0);
+    }
+  });
+});
