@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { type OtlpSpan, readTrace, toOtlp } from "@harness/s04-tracing";
 import { trustProject } from "@harness/s05-permissions";
 import { historyOf, readTranscript } from "@harness/s07-sessions";
 import { reply, text, textReply, toolUse } from "@harness/scripted-model";
@@ -247,6 +248,33 @@ describe("pnpm s12", () => {
     expect(historyProblems(history)).toEqual([]);
     const parentHistory = historyOf(readTranscript(parent.path).records);
     expect(JSON.stringify(parentHistory)).toContain('"tool_use_id":"toolu_search"');
+  });
+
+  it("nests the child's trace under the parent's task call: its file beside, its OTLP spans under the call's span", async () => {
+    const usage = (input: number, output: number) => ({ usage: { input_tokens: input, output_tokens: output } });
+    const { env } = await serve({
+      [ASK]: [reply([task(TASK, {}, "toolu_traced")]), textReply("Done.")],
+      [TASK]: [reply([toolUse("glob", { pattern: "*" })], usage(300, 30)), textReply("Traced.", usage(400, 40))],
+    });
+    const { code, stdout, stderr } = await runHere(["--cwd", project(), "--trace", ASK], env);
+    expect(code).toBe(0);
+    const path = /trace \S+ → (\S+\.jsonl)/.exec(stdout + stderr)?.[1] ?? "";
+    const trace = readTrace(path);
+    expect(existsSync(childFile(path, "toolu_traced"))).toBe(true);
+    const spans = toOtlp(trace).resourceSpans.flatMap(
+      (r) => (r as { scopeSpans: Array<{ spans: OtlpSpan[] }> }).scopeSpans[0].spans,
+    );
+    const call = spans.find((span) => span.name === "execute_tool task");
+    const childRun = spans
+      .filter((span) => span.name.startsWith("invoke_agent"))
+      .find((span) => span.parentSpanId === call?.spanId);
+    expect(childRun).toBeDefined();
+    expect(spans.filter((span) => span.parentSpanId === childRun?.spanId).map((span) => span.name)).toEqual(
+      expect.arrayContaining(["execute_tool glob"]),
+    );
+    const tokens = (name: string) => call?.attributes.find((a) => a.key === name)?.value;
+    expect(tokens("gen_ai.usage.input_tokens")).toEqual({ intValue: "700" });
+    expect(tokens("gen_ai.usage.output_tokens")).toEqual({ intValue: "70" });
   });
 
   it("answers an unknown subagent_type with an error that lists the known ones", async () => {

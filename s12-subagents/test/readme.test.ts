@@ -71,7 +71,9 @@ describe.each(READMES)("%s", (name) => {
       .filter((file) => file.endsWith(".ts"))
       .reduce((sum, file) => sum + readFileSync(join(S12, file), "utf8").trimEnd().split("\n").length, 0);
     if (name === "README.md") {
-      expect(text).toContain(`**Reading:** about ${minutes} minutes · **Code:** src/ ${lines.toLocaleString("en-US")} lines`);
+      expect(text).toContain(
+        `**Reading:** about ${minutes} minutes · **Code:** src/ ${lines.toLocaleString("en-US")} lines`,
+      );
     } else {
       expect(text).toContain(`**代码：** src/ ${lines.toLocaleString("en-US")} 行`);
     }
