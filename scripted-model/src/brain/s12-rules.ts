@@ -27,7 +27,8 @@ const delegateSearch: DemoRule = {
         toolUse("task", TODO_SEARCH_TASK),
       ]);
     }
-    if (task.isError) return textReply(`The subagent did not finish: ${task.output.split("\n")[0].replace(/ Its last text:$/, "")}`);
+    if (task.isError)
+      return textReply(`The subagent did not finish: ${task.output.split("\n")[0].replace(/ Its last text:$/, "")}`);
     const hits = [...task.output.matchAll(/^- ([^\s:]+):(\d+): /gm)].map(([, file, line]) => `${file} (line ${line})`);
     if (hits.length === 0) return textReply(`From the subagent's report: ${task.output.split("\n")[0]}`);
     const list = hits.length === 1 ? hits[0] : `${hits.slice(0, -1).join(", ")} and ${hits.at(-1)}`;
