@@ -22,11 +22,11 @@ import type { ToolCall } from "@harness/shared";
 import { BEHAVIOR_RANK, type Behavior, type Decision } from "./decision.ts";
 import { type AccessKind, modeBaseline, type PermissionMode, PLANNING } from "./permission-mode.ts";
 import { DEFAULT_SOURCE } from "./rules/default-denies.ts";
-import { expandGlob } from "./rules/expand-glob.ts";
 import type { PermissionSettings, SourcedRule } from "./rules/load-settings.ts";
 import { isEditableInside, pathForms, pathMatches } from "./rules/match-path.ts";
 import { type CourseToolName, EDIT_TOOLS, RULE_TOOLS } from "./rules/rule-tools.ts";
 import { commandMatches } from "./shell/match-command.ts";
+import { expandWord, namedFiles, type ResolvedPath } from "./shell/named-files.ts";
 import type { ShellWord } from "./shell/read-word.ts";
 import { splitCommand } from "./shell/split-command.ts";
 
@@ -229,65 +229,6 @@ function firstPathRule(
       (r.rule.specifier.kind === "any" ||
         (r.rule.specifier.kind === "path" && pathMatches(r.rule.specifier, forms, cwd, behavior !== "allow"))),
   );
-}
-
-interface ResolvedPath {
-  /** The file as named and as it really is. */
-  forms: string[];
-  /** The absolute path as named. */
-  path: string;
-  /** How to show it in a reason. */
-  shown: string;
-}
-
-/**
- * The files a command's words may name: every word after the program that is not a flag, the value
- * of `--flag=value`, the part after the last `:` (`HEAD:.env`), and the files a glob expands to.
- */
-function namedFiles(layers: ShellWord[][], bases: string[], tooWide: string[]): ResolvedPath[] {
-  const files: ResolvedPath[] = [];
-  const seen = new Set<string>();
-  for (const layer of layers) {
-    for (const word of layer.slice(1)) {
-      if (seen.has(word.source)) continue;
-      seen.add(word.source);
-      for (const path of expandWord(word, bases, tooWide)) files.push(path);
-    }
-  }
-  return files;
-}
-
-/** The files one word may stand for, from each directory it may be relative to; `tooWide` collects globs not expanded. */
-function expandWord(word: ShellWord, bases: string[], tooWide: string[], argument = true): ResolvedPath[] {
-  const candidates = new Set<string>();
-  if (word.value !== null && word.value !== "") {
-    const value = word.value;
-    // a redirection's word is a file whatever it looks like; an argument starting with - is a flag
-    if (!argument || !value.startsWith("-")) candidates.add(value);
-    const flagValue = /^--?[^=]+=(.+)$/s.exec(value)?.[1];
-    if (flagValue) candidates.add(flagValue);
-    const afterColon = value.includes("://") ? undefined : value.slice(value.lastIndexOf(":") + 1);
-    if (afterColon && afterColon !== value) candidates.add(afterColon);
-  }
-  const resolved: ResolvedPath[] = [];
-  for (const base of isRelativeWord(word) ? bases : bases.slice(0, 1)) {
-    for (const candidate of candidates) {
-      const forms = pathForms(candidate, base);
-      resolved.push({ forms, path: forms[0], shown: candidate });
-    }
-    if (word.glob !== null) {
-      const matches = expandGlob(word.glob, base);
-      if (matches === null) tooWide.push(word.source);
-      for (const match of matches ?? []) {
-        resolved.push({ forms: pathForms(match, base), path: match, shown: `${match} (from ${word.source})` });
-      }
-    }
-  }
-  return resolved;
-}
-
-function isRelativeWord(word: ShellWord): boolean {
-  return !isAbsolute(word.value ?? word.glob ?? "");
 }
 
 function rulePart(behavior: Behavior, rule: SourcedRule, subject: string): Part {

@@ -7,7 +7,6 @@
 import type { AskAnswer, CliOptions, ExtraOption } from "@harness/cli";
 import type { AskPermission, PermissionRequest } from "./permission-gate.ts";
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "./permission-mode.ts";
-import { decideTrust, type Shipped, type TrustDecision } from "./project-trust.ts";
 import {
   type CliRules,
   type HeldSetting,
@@ -15,6 +14,7 @@ import {
   loadPermissionSettings,
   type PermissionSettings,
 } from "./rules/load-settings.ts";
+import { decideTrust, type Shipped, type TrustDecision } from "./rules/project-trust.ts";
 import { saveAllowRules } from "./rules/save-allow-rules.ts";
 import { SettingsError } from "./rules/settings-error.ts";
 

@@ -14,7 +14,7 @@ import {
   type TrustAnswer,
   trustedKinds,
   trustProject,
-} from "../src/project-trust.ts";
+} from "../src/rules/project-trust.ts";
 
 let root: string;
 let project: string;

@@ -21,10 +21,10 @@ import type { ModelErrorEvent } from "@harness/s04-tracing";
 import type { Emit, LoopEvent } from "@harness/shared";
 import { clearOldResults } from "./compaction/clear-old-results.ts";
 import { compactHistory } from "./compaction/compact-history.ts";
+import { serverContextManagement } from "./compaction/server-context-management.ts";
 import { type ContextBudget, type ContextLimits, contextBudgetFor, contextLimits } from "./context-budget.ts";
 import { ContextMeter, type ContextSize, estimateTokens } from "./measure-context.ts";
 import { type PromptTooLong, promptTooLong } from "./prompt-too-long.ts";
-import { serverContextManagement } from "./server-context-management.ts";
 
 /** Who keeps the context inside the window. */
 export type CompactionMode = "client" | "server" | "off";

@@ -15,6 +15,7 @@ import { type MessageEvent, openSessionFor, SESSION_FLAGS, sessionAfterRun } fro
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
 import { type Emit, fanOut } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
+import { withServerBetas } from "./compaction/server-context-management.ts";
 import { COMPACTION_EXIT_CODES, type CompactionStopReason } from "./compaction-stop-reason.ts";
 import type { ContextEvent } from "./context-window.ts";
 import {
@@ -26,7 +27,6 @@ import {
   readWindowSettings,
   WINDOW_FLAGS,
 } from "./flags.ts";
-import { withServerBetas } from "./server-context-management.ts";
 
 /** The chapter's CLI: s07's, its history kept inside the context window. */
 export const chapter: ChapterCli<CompactionStopReason> = {

@@ -33,10 +33,10 @@ import { agentLoop } from "../src/agent-loop.ts";
 import { CLEARED_RESULT } from "../src/compaction/clear-old-results.ts";
 import { SUMMARY_OPENING } from "../src/compaction/compact-history.ts";
 import { SUMMARY_PROMPT } from "../src/compaction/request-summary.ts";
+import { SERVER_BETAS, withServerBetas } from "../src/compaction/server-context-management.ts";
 import { historySinceBoundary } from "../src/compaction/transcript-boundary.ts";
 import { type CompactionMode, type ContextChange, type ContextEvent, ContextWindow } from "../src/context-window.ts";
 import { boundaryWriter } from "../src/flags.ts";
-import { SERVER_BETAS, withServerBetas } from "../src/server-context-management.ts";
 import { historyFrom, tools } from "./histories.ts";
 import { sessionBrain } from "./session-brain.ts";
 

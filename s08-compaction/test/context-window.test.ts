@@ -12,9 +12,9 @@ import { ScriptedModel, type ScriptStep, textReply } from "@harness/scripted-mod
 import { AgentTurn, type LoopEvent } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { SUMMARY_OPENING } from "../src/compaction/compact-history.ts";
+import { serverContextManagement } from "../src/compaction/server-context-management.ts";
 import { type ContextChange, type ContextEvent, ContextWindow } from "../src/context-window.ts";
 import { estimateTokens } from "../src/measure-context.ts";
-import { serverContextManagement } from "../src/server-context-management.ts";
 import { historyFrom, tools } from "./histories.ts";
 
 const OWN_WORDS = "the provider's own words for too long";

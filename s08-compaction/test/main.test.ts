@@ -18,9 +18,9 @@ import {
 } from "@harness/scripted-model";
 import { cliRunner } from "@harness/testkit";
 import { afterEach, describe, expect, it } from "vitest";
+import { SERVER_BETAS } from "../src/compaction/server-context-management.ts";
 import { COMPACTION_EXIT_CODES } from "../src/compaction-stop-reason.ts";
 import { chapter, main } from "../src/main.ts";
-import { SERVER_BETAS } from "../src/server-context-management.ts";
 
 const { cleanEnv, project, runHere } = cliRunner("s08-compaction", { main });
 

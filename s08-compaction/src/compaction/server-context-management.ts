@@ -5,8 +5,8 @@
  * gets exactly as it came (its `encrypted_content` included); the server reads on from the last one.
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import { KEEP_RECENT_TURNS } from "./compaction/clear-old-results.ts";
-import type { ContextLimits } from "./context-budget.ts";
+import type { ContextLimits } from "../context-budget.ts";
+import { KEEP_RECENT_TURNS } from "./clear-old-results.ts";
 
 /** The betas the edits need, as the SDK's `betas` sends them: one `anthropic-beta` header. */
 export const SERVER_BETAS = ["context-management-2025-06-27", "compact-2026-01-12"] as const;
