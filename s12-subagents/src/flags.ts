@@ -10,10 +10,10 @@ import { harnessHome } from "@harness/s05-permissions";
 import type { StartedHooks } from "@harness/s06-hooks";
 import type { OpenSession } from "@harness/s07-sessions";
 import { type Emit, fanOut } from "@harness/shared";
-import { type LoadedDefinitions, loadAgentDefinitions } from "./agent-definitions.ts";
-import { openChildTrace, openSidechain } from "./sidechain.ts";
-import { subagentLines } from "./subagent-lines.ts";
-import { subagentStop } from "./subagent-stop.ts";
+import { type LoadedDefinitions, loadAgentDefinitions } from "./agents/agent-definitions.ts";
+import { openChildTrace, openSidechain } from "./children/sidechain.ts";
+import { subagentLines } from "./children/subagent-lines.ts";
+import { subagentStop } from "./children/subagent-stop.ts";
 import type { ChildSeams, Subagent } from "./subagents.ts";
 
 /** Model calls a child may make, unless `--task-turns` says. */

@@ -46,8 +46,8 @@ import {
 } from "@harness/s11-planning";
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
 import { type Emit, fanOut } from "@harness/shared";
-import { definitionsInForce, shippedAgents, TASK } from "./agent-definitions.ts";
 import { agentLoop } from "./agent-loop.ts";
+import { definitionsInForce, shippedAgents, TASK } from "./agents/agent-definitions.ts";
 import { childSeams, readAgentDefinitions, readTaskBudgets, TASK_FLAGS } from "./flags.ts";
 import { Subagents } from "./subagents.ts";
 import { countChildren, TokenBudget } from "./token-budget.ts";

@@ -30,8 +30,10 @@ import {
 import type { SendTurn } from "@harness/s03-streaming";
 import type { LoopHooks } from "@harness/s06-hooks";
 import { type AgentLoopResult, type Emit, fanOut, type LoopEvent, type ToolResult } from "@harness/shared";
-import { type AgentDefinition, GENERAL_PURPOSE, subagentSystem, TASK } from "./agent-definitions.ts";
 import type { AgentLoopOptions } from "./agent-loop.ts";
+import { type AgentDefinition, GENERAL_PURPOSE, subagentSystem, TASK } from "./agents/agent-definitions.ts";
+import { Slots } from "./children/slots.ts";
+import { parseTask, type TaskInput, taskDescription } from "./task/task-input.ts";
 import type { TokenBudget } from "./token-budget.ts";
 
 /** Children of one agent running at once; more task calls wait for one to end. */
@@ -39,16 +41,6 @@ export const MAX_RUNNING = 3;
 
 /** How deep children go: the main loop's are 1; a child at this depth is never given `task`. */
 export const MAX_DEPTH = 2;
-
-/** What the model sends: Claude Code's Agent tool's fields. */
-export interface TaskInput {
-  /** A few words on the task (shown to the user). */
-  description: string;
-  /** The whole task: the child reads this and nothing else of the conversation. */
-  prompt: string;
-  /** Which kind of subagent (default `general-purpose`). */
-  subagent_type?: string;
-}
 
 /** One child, as its listeners and hooks know it. */
 export interface Subagent {
@@ -131,7 +123,7 @@ export class Subagents {
   tool(): Tool<TaskInput> {
     return {
       name: TASK,
-      description: taskDescription(this.options),
+      description: taskDescription(this.options.definitions, { ...this.options, running: MAX_RUNNING }),
       inputSchema: {
         type: "object",
         properties: {
@@ -310,76 +302,4 @@ function lastWords(agent: Subagent): string {
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
-
-/** The tool's description: what it is for, its limits, and each kind with when to use it. */
-function taskDescription(options: SubagentsOptions): string {
-  const kinds = options.definitions.map((d) => {
-    const tools = d.tools ? ` (tools: ${d.tools.join(", ") || "none"})` : "";
-    return `- ${d.name}: ${d.description}${tools}`;
-  });
-  return [
-    "Hand a task to a subagent: a fresh copy of this agent that works on its own and returns one final report.",
-    "Use it for work whose steps you do not need to see (a search over many files, a review): only the report comes back into this conversation.",
-    "The subagent sees none of this conversation: put everything it needs in the prompt, and say what the report should hold.",
-    `Several task calls in one message run at the same time (${MAX_RUNNING} at once).`,
-    `Each subagent has ${options.maxTurns} turns and ${options.maxTokens.toLocaleString("en-US")} tokens; one that runs out returns an error with its last text.`,
-    "Subagent types (subagent_type):",
-    ...kinds,
-  ].join("\n");
-}
-
-/** Check a task call's input: two non-empty strings, and a type when given. */
-export function parseTask(input: unknown): { ok: true; value: TaskInput } | { ok: false; error: string } {
-  if (input === null || typeof input !== "object" || Array.isArray(input))
-    return { ok: false, error: "input: expected an object" };
-  const { description, prompt, subagent_type: type, ...rest } = input as Record<string, unknown>;
-  const extra = Object.keys(rest);
-  if (extra.length > 0)
-    return { ok: false, error: `unknown field${extra.length === 1 ? "" : "s"}: ${extra.join(", ")}` };
-  if (typeof description !== "string" || description.trim() === "")
-    return { ok: false, error: "description: a few words are needed" };
-  if (typeof prompt !== "string" || prompt.trim() === "") return { ok: false, error: "prompt: the task is needed" };
-  if (type !== undefined && typeof type !== "string") return { ok: false, error: "subagent_type: expected a name" };
-  return { ok: true, value: { description, prompt, ...(type === undefined ? {} : { subagent_type: type }) } };
-}
-
-/** A count of free places; `take` waits for one, or gives up when the signal fires. */
-class Slots {
-  private readonly waiting: Array<(granted: boolean) => void> = [];
-
-  constructor(private free: number) {}
-
-  /** A place, as the function that gives it back; `undefined` when `signal` fired first. */
-  async take(signal?: AbortSignal): Promise<(() => void) | undefined> {
-    if (signal?.aborted) return undefined;
-    if (this.free > 0) {
-      this.free--;
-      return this.giver();
-    }
-    const granted = await new Promise<boolean>((resolve) => {
-      const give = (ok: boolean) => {
-        signal?.removeEventListener("abort", quit);
-        resolve(ok);
-      };
-      const quit = () => {
-        this.waiting.splice(this.waiting.indexOf(give), 1);
-        resolve(false);
-      };
-      this.waiting.push(give);
-      signal?.addEventListener("abort", quit, { once: true });
-    });
-    return granted ? this.giver() : undefined;
-  }
-
-  private giver(): () => void {
-    let given = false;
-    return () => {
-      if (given) return;
-      given = true;
-      const next = this.waiting.shift();
-      if (next) next(true);
-      else this.free++;
-    };
-  }
 }

@@ -10,7 +10,7 @@ import {
   loadAgentDefinitions,
   readDefinition,
   shippedAgents,
-} from "../src/agent-definitions.ts";
+} from "../src/agents/agent-definitions.ts";
 
 const TOOLS = ["bash", "read_file", "write_file", "edit_file", "glob", "grep", "task"];
 

@@ -16,8 +16,8 @@ import {
 } from "@harness/scripted-model";
 import { type AgentLoopResult, isValidHistory, type ToolResult } from "@harness/shared";
 import { describe, expect, it } from "vitest";
-import { GENERAL_PURPOSE } from "../src/agent-definitions.ts";
 import { agentLoop } from "../src/agent-loop.ts";
+import { GENERAL_PURPOSE } from "../src/agents/agent-definitions.ts";
 import { Subagents } from "../src/subagents.ts";
 import { TokenBudget } from "../src/token-budget.ts";
 

@@ -13,8 +13,8 @@ import { reply, text, textReply, toolUse } from "@harness/scripted-model";
 import { historyProblems } from "@harness/shared";
 import { until } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
-import { loadAgentDefinitions, shippedAgents } from "../src/agent-definitions.ts";
-import { childFile } from "../src/sidechain.ts";
+import { loadAgentDefinitions, shippedAgents } from "../src/agents/agent-definitions.ts";
+import { childFile } from "../src/children/sidechain.ts";
 import {
   firstText,
   jsonResult,

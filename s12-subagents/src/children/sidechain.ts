@@ -14,7 +14,7 @@
 import { dirname, join } from "node:path";
 import { type OpenTrace, TraceRecorder, TraceWriter } from "@harness/s04-tracing";
 import { TRANSCRIPT_VERSION, TranscriptWriter } from "@harness/s07-sessions";
-import type { Subagent } from "./subagents.ts";
+import type { Subagent } from "../subagents.ts";
 
 /** The file of the child that ran for `callId`, beside `parentFile` (a transcript or a trace). */
 export function childFile(parentFile: string, callId: string): string {

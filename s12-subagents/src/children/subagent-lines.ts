@@ -6,7 +6,7 @@
  */
 import { Writable } from "node:stream";
 import type { Emit } from "@harness/shared";
-import type { Subagent } from "./subagents.ts";
+import type { Subagent } from "../subagents.ts";
 
 /** Where a child's view writes: its own stdout, and a stderr with no terminal (no spinner). */
 export interface ChildStreams {
