@@ -17,11 +17,28 @@ export interface ChildStreams {
 /** The events a child's view is not shown: its text as it streams (it gets the whole text with the turn). */
 const STREAMED = new Set(["stream_start", "text"]);
 
+/** One child's lines: its listener, and the end of it. */
+export interface ChildLines {
+  /** Hears the child's events and draws them, indented under its parent's call. */
+  show: Emit<{ type: string }>;
+  /** The child has ended: it no longer counts among those running. */
+  close(): void;
+}
+
+/** Where the children's lines go: each child opens its own. */
+export interface SubagentLines {
+  /** The lines of `agent`, from its start to its `close`. */
+  open(agent: Subagent): ChildLines;
+}
+
 /** Makes each child's view; `open` gives the child's listener, and `close` ends it. */
-export function subagentLines(out: NodeJS.WritableStream, makeView: (streams: ChildStreams) => Emit<{ type: string }>) {
+export function subagentLines(
+  out: NodeJS.WritableStream,
+  makeView: (streams: ChildStreams) => Emit<{ type: string }>,
+): SubagentLines {
   let running = 0;
   return {
-    open(agent: Subagent): { show: Emit<{ type: string }>; close(): void } {
+    open(agent: Subagent): ChildLines {
       running++;
       const indent = "    ".repeat(agent.depth);
       const label = `[${agent.description}] `;
