@@ -101,6 +101,19 @@ describe("checkManifest", () => {
     expect(messages([{ ...good, replace: good.find }])[0]).toMatch(/changes nothing/);
   });
 
+  it("knows two kinds: a build exercise (its stub turns its test red) and a mutation one (no kind)", () => {
+    expect(
+      messages([
+        { ...good, kind: "build" },
+        { ...good, id: 2 },
+      ]),
+    ).toEqual([]);
+    expect(messages([{ ...good, kind: "stub" }])[0]).toMatch(/kind is "stub"; it is "build" or left out/);
+    expect(messages([{ ...good, kind: "build", expect: "pass" }])[0]).toMatch(
+      /a build exercise's stub turns its test red/,
+    );
+  });
+
   it("wants a test name that picks a test, read as vitest reads it: a pattern", () => {
     expect(messages([{ ...good, test: "no such test" }])[0]).toMatch(/no test in test\/\*\.test\.ts is named like/);
     // "(twice)" as a pattern is a group: it does not match the parentheses of the name
@@ -155,6 +168,11 @@ describe("writtenExercises and writtenExerciseProblems", () => {
     expect(items?.map((item) => item.number)).toEqual([1, 2]);
     expect(items?.[0].text).toContain(command);
     expect(writtenExercises(text, "## 练习")).toBeUndefined();
+  });
+
+  it("ends an exercise at a ### heading: the questions after the exercises are not part of the last one", () => {
+    const items = writtenExercises(`${text.replace("## What comes next", "### Questions\n\n- Why?")}`, "## Exercises");
+    expect(items?.at(-1)?.text).not.toContain("Why?");
   });
 
   it("finds nothing wrong when each exercise shows its command", () => {

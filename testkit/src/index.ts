@@ -1,3 +1,4 @@
+export * from "./chapter-measures.ts";
 export * from "./chapter-text.ts";
 export * from "./clean-up-after.ts";
 export * from "./cli-runner.ts";
