@@ -233,6 +233,31 @@ describe("s02 CLI", { timeout: 120_000 }, () => {
     });
   });
 
+  describe("input nested deeper than the bound (MAX_INPUT_DEPTH, 64 levels)", () => {
+    it("answers a call whose input nests 10,000 levels deep with invalid_arguments, runs nothing, and finishes the run", async () => {
+      // a whole response, as the API sends it: the input an object, 10,000 lists deep beside the command
+      const deep = `{"command":"touch PWNED","x":${"[".repeat(10_000)}${"]".repeat(10_000)}}`;
+      const message = (content: string, stop: string) =>
+        `{"id":"msg_${stop}","type":"message","role":"assistant","model":"m","content":${content},"stop_reason":"${stop}","stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":10}}`;
+      const { env, seen } = await endpoint((res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(
+          seen.requests === 1
+            ? message(`[{"type":"tool_use","id":"toolu_1","name":"bash","input":${deep}}]`, "tool_use")
+            : message(`[{"type":"text","text":"Done."}]`, "end_turn"),
+        );
+      });
+      const cwd = tempWorkdir("s02-deep-");
+      const { code, stdout, stderr } = await runHere(["--cwd", cwd, "Run it"], env);
+      expect(stderr).not.toContain("error");
+      expect(code).toBe(0);
+      expect(stdout).toContain("Error [invalid_arguments]: the input nests deeper than 64 levels");
+      expect(stdout).toContain("── final_answer · 2 turns · 1 tool call");
+      expect(seen.requests).toBe(2);
+      expect(existsSync(join(cwd, "PWNED"))).toBe(false);
+    });
+  });
+
   describe("inputs that used to freeze the process", () => {
     it("answers a runaway grep pattern and a read of a named pipe at once, and finishes the run", async () => {
       const { model, env } = await scriptedServer([

@@ -12,7 +12,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { APIError } from "@anthropic-ai/sdk";
 import type { Message, MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
-import type { Emit } from "@harness/shared";
+import { type Emit, MAX_INPUT_DEPTH, nestedDeeperThan } from "@harness/shared";
 
 /** What a stream reports as it goes (for display and timing; the result is the returned message). */
 export type StreamEvent =
@@ -191,11 +191,16 @@ async function streamOnce(
   return { ...message, content: blocks.filter(Boolean) as unknown as Message["content"] };
 }
 
-/** Parse a tool's complete input text: `{}` when empty, the raw text when it is not a JSON object. */
+/**
+ * Parse a tool's complete input text: `{}` when empty, the raw text when it is not a JSON object
+ * or nests deeper than `MAX_INPUT_DEPTH` (nothing that walks a message, a trace or a transcript
+ * could hold it: AgentTurn makes it an invalid-arguments error).
+ */
 export function parseToolInput(raw: string): unknown {
   if (raw.trim() === "") return {};
   try {
     const value: unknown = JSON.parse(raw);
+    if (nestedDeeperThan(value, MAX_INPUT_DEPTH)) return raw;
     return typeof value === "object" && value !== null && !Array.isArray(value) ? value : raw;
   } catch {
     return raw;

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import Anthropic, { APIError } from "@anthropic-ai/sdk";
 import type { Message, MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { reply, ScriptedModel, type ScriptStep, streamEvents, text, textReply, toolUse } from "@harness/scripted-model";
-import { AgentTurn } from "@harness/shared";
+import { AgentTurn, MAX_INPUT_DEPTH } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { parseToolInput, STREAM_RETRIES, StreamError, streamTurn } from "../src/stream-turn.ts";
 
@@ -324,5 +324,12 @@ describe("parseToolInput", () => {
     expect(parseToolInput("null")).toBe("null");
     expect(parseToolInput("[1]")).toBe("[1]");
     expect(parseToolInput('"text"')).toBe('"text"');
+  });
+
+  it("keeps input nested deeper than MAX_INPUT_DEPTH as its text: the message never holds what no walk could read", () => {
+    const deep = `{"x":${"[".repeat(10_000)}${"]".repeat(10_000)}}`;
+    expect(parseToolInput(deep)).toBe(deep);
+    const fits = `{"x":${"[".repeat(MAX_INPUT_DEPTH - 1)}${"]".repeat(MAX_INPUT_DEPTH - 1)}}`;
+    expect(parseToolInput(fits)).toEqual(JSON.parse(fits));
   });
 });

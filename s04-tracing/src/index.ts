@@ -1,4 +1,5 @@
 export * from "./agent-loop.ts";
+export * from "./append-whole.ts";
 export * from "./flags.ts";
 export * from "./harness-data-dir.ts";
 export * from "./redact.ts";

@@ -7,9 +7,10 @@
  * Traces live with the harness's own data for the project (`harnessDataDir`), not in the
  * project: the model's tools search the working directory, and must never read a trace back.
  */
-import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
+import { appendWhole } from "./append-whole.ts";
 import { harnessDataDir } from "./harness-data-dir.ts";
 import { redactLine } from "./redact.ts";
 import { freezeRequest, requestDelta, type SentRequest } from "./request-delta.ts";
@@ -68,11 +69,14 @@ export class TraceWriter {
     }
   }
 
-  /** Append one record as one line; it is on disk when this returns. */
+  /**
+   * Append one record as one line; it is on disk when this returns. A write that fails (a full
+   * disk) leaves the file ending with its last whole line and throws one line saying so.
+   */
   write(record: TraceRecord): void {
     const line = Buffer.from(`${redactLine(JSON.stringify(record), this.secrets)}\n`);
     this.fd ??= openSync(this.path, "a");
-    for (let done = 0; done < line.length; ) done += writeSync(this.fd, line, done);
+    appendWhole(this.fd, line, { what: `the trace ${this.path}`, kept: "every record before this one, whole" });
   }
 
   /** Close the file until the next record: a run has ended (the next prompt may be long in coming). */

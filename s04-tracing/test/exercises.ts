@@ -27,11 +27,14 @@ export const exercises = [
     // iterations kept in memory and written when the run ends: kill -9 mid-run leaves nothing on disk
     id: 3,
     file: "src/trace-writer.ts",
-    find: `  /** Append one record as one line; it is on disk when this returns. */
+    find: `  /**
+   * Append one record as one line; it is on disk when this returns. A write that fails (a full
+   * disk) leaves the file ending with its last whole line and throws one line saying so.
+   */
   write(record: TraceRecord): void {
     const line = Buffer.from(\`\${redactLine(JSON.stringify(record), this.secrets)}\\n\`);
     this.fd ??= openSync(this.path, "a");
-    for (let done = 0; done < line.length; ) done += writeSync(this.fd, line, done);
+    appendWhole(this.fd, line, { what: \`the trace \${this.path}\`, kept: "every record before this one, whole" });
   }`,
     replace: `  /** Lines kept in memory until the run ends: one write per run instead of one per iteration. */
   private readonly buffered: Buffer[] = [];
@@ -41,9 +44,8 @@ export const exercises = [
     this.buffered.push(Buffer.from(\`\${redactLine(JSON.stringify(record), this.secrets)}\\n\`));
     if (record.type === "iteration") return;
     this.fd ??= openSync(this.path, "a");
-    for (const line of this.buffered.splice(0)) {
-      for (let done = 0; done < line.length; ) done += writeSync(this.fd, line, done);
-    }
+    const lines = Buffer.concat(this.buffered.splice(0));
+    appendWhole(this.fd, lines, { what: \`the trace \${this.path}\`, kept: "every record before this one, whole" });
   }`,
     test: "leaves a readable trace when killed with SIGKILL mid-run",
     expect: "fail",

@@ -29,7 +29,7 @@ import {
   toolUse,
 } from "@harness/scripted-model";
 import { historyProblems, isValidHistory } from "@harness/shared";
-import { cleanUpAfter, runInProcess } from "@harness/testkit";
+import { cleanUpAfter, failWrites, runInProcess } from "@harness/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../src/main.ts";
 import type { IterationRecord, ResultRecord } from "../src/trace-record.ts";
@@ -363,6 +363,47 @@ describe("pnpm s04 --trace", () => {
     killGroup(pgid);
     await until("nothing is left of sleep 30", () => !processes().some((p) => p.pgid === pgid));
     expect(processes().filter((p) => p.pgid === pgid)).toEqual([]);
+  }, 60_000);
+
+  it("traces a call whose input nests 10,000 levels deep as an invalid_arguments result, and the run goes on", async () => {
+    const deep = `{"command":"touch PWNED","x":${"[".repeat(10_000)}${"]".repeat(10_000)}}`;
+    const model = new ScriptedModel({
+      script: [reply([{ type: "tool_use", name: "bash", rawInput: deep }]), textReply("Done.")],
+    });
+    const server = await scriptedServer(model);
+    const cwd = workdir();
+    const env = cleanEnv({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url });
+    const { code, stdout, stderr } = await runHere(["--trace=deep", "--cwd", cwd, "Run it"], env);
+    expect(stderr).not.toContain("error");
+    expect(code).toBe(0);
+    expect(stdout).toContain("Error [invalid_arguments]: the input nests deeper than 64 levels");
+    expect(stdout).toContain("── final_answer · 2 turns · 1 tool call");
+    const trace = readTrace(tracePathFor(cwd, env, "deep"));
+    expect(trace.records.map((r) => r.type)).toEqual(["iteration", "iteration", "result"]);
+    expect((trace.records[0] as IterationRecord).toolCalls[0]).toMatchObject({
+      name: "bash",
+      input: {},
+      isError: true,
+    });
+    expect(sentValidHistories(trace)).toBe(true);
+    expect(existsSync(join(cwd, "PWNED"))).toBe(false);
+  }, 60_000);
+
+  it("says in one line which trace a full disk stopped, and leaves it ending with a whole line", async () => {
+    const model = new ScriptedModel({
+      script: [reply([toolUse("read_file", { path: "README.md" })]), textReply("A small project.")],
+    });
+    const server = await scriptedServer(model);
+    const cwd = workdir();
+    const env = cleanEnv({ ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url });
+    const path = tracePathFor(cwd, env, "full");
+    failWrites({ matches: (file) => file === path, room: 100 }); // the first record's first 100 bytes go in
+    const { code, stderr } = await runHere(["--trace=full", "--cwd", cwd, "Read README.md"], env);
+    expect(code).toBe(1);
+    expect(stderr.trim().split("\n").at(-1)).toBe(
+      `s04: error: the trace ${path} could not be written (no space left on the disk, ENOSPC): it holds every record before this one, whole`,
+    );
+    expect(readFileSync(path, "utf8")).toBe(""); // the 100 bytes of a torn line taken back
   }, 60_000);
 
   it("records the error when a model call fails, and still says where the trace is", async () => {

@@ -38,6 +38,8 @@ interface Part {
   /** Which part: "the simple command `rm -rf build`". */
   subject: string;
   rule?: SourcedRule;
+  /** Set on a piece the engine cannot prove harmless: no rule can allow it, so its question is the one to put. */
+  unseen?: true;
 }
 
 /**
@@ -126,10 +128,10 @@ function decideBash(command: string | null, settings: PermissionSettings, mode: 
     }
   }
   for (const glob of new Set(tooWide)) {
-    parts.push(baselinePart(mode, "unseen", false, `\`${glob}\`, because the glob is too wide to expand here`));
+    parts.push(unseenPart(mode, `\`${glob}\`, because the glob is too wide to expand here`));
   }
   for (const unseen of split.unseen) {
-    parts.push(baselinePart(mode, "unseen", false, `\`${unseen.text}\`, because ${unseen.why}`));
+    parts.push(unseenPart(mode, `\`${unseen.text}\`, because ${unseen.why}`));
   }
   if (parts.length === 0) return { behavior: "allow", reason: "allowed: the line runs no command" };
   return fromParts(parts, command);
@@ -301,12 +303,23 @@ function baselinePart(mode: PermissionMode, kind: AccessKind, insideCwd: boolean
   return { behavior: baseline.behavior, by: baseline.reason, subject };
 }
 
+/** A piece of a line the engine cannot prove harmless: it asks in every mode but plan. */
+function unseenPart(mode: PermissionMode, subject: string): Part {
+  return { ...baselinePart(mode, "unseen", false, subject), unseen: true };
+}
+
 const VERB: Record<Behavior, string> = { allow: "allowed", ask: "asks", deny: "denied" };
 
-/** The strongest part decides; its sentence names the part, and the line when there is more to it. */
+/**
+ * The strongest part decides; its sentence names the part, and the line when there is more to it.
+ * Of parts that ask, one the engine cannot prove is named first: no rule can let it through.
+ */
 function fromParts(parts: Part[], line: string): Decision {
   let strongest = parts[0];
-  for (const part of parts) if (BEHAVIOR_RANK[part.behavior] > BEHAVIOR_RANK[strongest.behavior]) strongest = part;
+  for (const part of parts) {
+    const rank = BEHAVIOR_RANK[part.behavior] - BEHAVIOR_RANK[strongest.behavior];
+    if (rank > 0 || (rank === 0 && part.unseen && !strongest.unseen)) strongest = part;
+  }
   const inLine = line !== "" && !strongest.subject.includes(`\`${line.trim()}\``) ? ` in \`${clip(line)}\`` : "";
   let reason: string;
   if (strongest.behavior === "allow" && parts.length > 1) {
@@ -329,6 +342,8 @@ function fromParts(parts: Part[], line: string): Decision {
 }
 
 function clip(text: string): string {
-  const flat = text.trim().replace(/\s*\n\s*/g, " ⏎ ");
-  return flat.length > 160 ? `${flat.slice(0, 157)}...` : flat;
+  // cut first: a regular expression over a 50,000-character line of spaces takes seconds
+  const trimmed = text.trim();
+  const flat = trimmed.slice(0, 400).replace(/\s*\n\s*/g, " ⏎ ");
+  return flat.length > 160 || trimmed.length > 400 ? `${flat.slice(0, 157)}...` : flat;
 }

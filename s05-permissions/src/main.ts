@@ -10,7 +10,7 @@ import { openTrace, TRACE_FLAGS, traceAfterRun } from "@harness/s04-tracing";
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
 import { fanOut } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
-import { askPermissionWith, PERMISSION_FLAGS, readPermissions } from "./flags.ts";
+import { askPermissionWith, PERMISSION_FLAGS, readPermissions, trustedPermissions } from "./flags.ts";
 import { permissionGate } from "./permission-gate.ts";
 
 /** The chapter's CLI: s04's, each tool call through the permission gate. */
@@ -20,11 +20,13 @@ export const chapter: ChapterCli<AbortableStopReason> = {
   flags: [...TRACE_FLAGS, ...PERMISSION_FLAGS],
   interruptible: true,
   exitCodes: ABORTABLE_EXIT_CODES,
-  start({ options, io, view, ask, connect }) {
+  async start({ options, io, view, ask, say, connect }) {
     const { cwd, maxTurns } = options;
     // read before any model call: a bad trace id, rule, settings file or mode stops here
     const trace = openTrace(options, io.env);
-    const { settings, mode } = readPermissions(options);
+    const read = readPermissions(options);
+    // what the project ships that lets more run applies once trusted: asked at a terminal, else left out
+    const { settings, mode } = await trustedPermissions(read, { ask: io.stdin.isTTY ? ask : undefined, say });
     // the model: the API with a key, else the scripted model, offline; each turn streamed
     const { client, model } = connect(() => new ScriptedModel({ brain: demoBrain }));
     const send = sendStreamed(client);

@@ -12,6 +12,10 @@
  * Deny rules hold in every mode, bypassPermissions included. Plan mode refuses what is not a read
  * even when an allow rule names it (planning is a promise not to change anything), and
  * bypassPermissions skips ask rules (it runs everything a deny rule does not name).
+ *
+ * What the engine cannot prove (a piece of a shell line it cannot see through) asks in every mode
+ * but plan, bypassPermissions included: no rule can be matched against it, so no deny rule could
+ * stop it. It fails closed.
  */
 
 /** The modes, in the order a user would loosen them. */
@@ -28,7 +32,7 @@ export type AccessKind =
   | "edit"
   /** a simple shell command, or a tool this engine does not know */
   | "run"
-  /** a piece of a shell line the parser cannot see through (eval, a computed command name) */
+  /** a piece of a shell line the engine cannot prove harmless (eval of a variable, arithmetic on one) */
   | "unseen";
 
 /** The baseline for a part no rule names: a behaviour and the sentence that explains it. */
@@ -61,6 +65,13 @@ export function modeBaseline(mode: PermissionMode, kind: AccessKind, insideCwd =
     case "plan":
       return { behavior: "deny", reason: PLANNING };
     case "bypassPermissions":
+      if (kind === "unseen") {
+        return {
+          behavior: "ask",
+          reason:
+            "bypassPermissions mode asks about what the parser cannot see through: no deny rule can be matched against it",
+        };
+      }
       return { behavior: "allow", reason: "bypassPermissions mode runs everything no deny rule names" };
   }
 }

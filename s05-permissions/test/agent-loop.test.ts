@@ -25,9 +25,9 @@ function resultsAfter(messages: MessageParam[], n: number): ToolResultBlockParam
   return messages[assistant + 1].content as ToolResultBlockParam[];
 }
 
-/** The gate main.ts builds for a project in `cwd` and these options (`--permission-mode M`, `--allow R`, ...). */
+/** The gate main.ts builds for a project in `cwd`, once trusted, and these options (`--permission-mode M`, `--allow R`, ...). */
 function gateFor(cwd: string, argv: string[] = [], ask?: AskPermission): CallRunner {
-  const { settings, mode } = readPermissions(parseCliArgs([...argv, "go"], { cwd }, [...PERMISSION_FLAGS]));
+  const { settings, mode } = readPermissions(parseCliArgs([...argv, "go"], { cwd }, [...PERMISSION_FLAGS])).trusted;
   return permissionGate({ settings, mode, ask });
 }
 

@@ -1,3 +1,8 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { cleanUpAfter } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
 import {
   DEFAULT_DENY_RULES,
@@ -8,8 +13,8 @@ import {
 } from "../src/index.ts";
 import { tempProject } from "./temp-project.ts";
 
-function load(files: Record<string, string>, cli = {}) {
-  return loadPermissionSettings(tempProject(files), cli);
+function load(files: Record<string, string>, cli = {}, trusted = false) {
+  return loadPermissionSettings(tempProject(files), cli, { trusted });
 }
 
 function errorOf(files: Record<string, string>, cli = {}): SettingsError {
@@ -36,6 +41,7 @@ describe("loadPermissionSettings", () => {
         [LOCAL_SETTINGS]: JSON.stringify({ permissions: { deny: ["Bash(rm:*)"], defaultMode: "acceptEdits" } }),
       },
       { deny: ["Edit(docs/**)"], allow: ["Read"] },
+      true,
     );
     if (settings instanceof SettingsError) throw settings;
     expect(settings.defaultMode).toBe("acceptEdits"); // the local file wins
@@ -102,5 +108,83 @@ describe("loadPermissionSettings", () => {
     );
     const local = load({ [LOCAL_SETTINGS]: `{"permissions": {"defaultMode": "bypassPermissions"}}` });
     expect(local).toMatchObject({ defaultMode: "bypassPermissions" });
+  });
+
+  const widening = {
+    allow: ["Bash(touch:*)"],
+    ask: ["Bash(git push:*)"],
+    deny: ["Bash(rm:*)"],
+    defaultMode: "acceptEdits",
+  };
+
+  it("holds back what settings.json widens until trusted; its ask and deny rules apply at once", () => {
+    const files = { [PROJECT_SETTINGS]: JSON.stringify({ permissions: widening }) };
+    const untrusted = load(files);
+    if (untrusted instanceof SettingsError) throw untrusted;
+    expect(untrusted.defaultMode).toBe("default");
+    expect(untrusted.rules.map((r) => `${r.behavior} ${r.rule.text}`).slice(0, 2)).toEqual([
+      "ask Bash(git push:*)",
+      "deny Bash(rm:*)",
+    ]);
+    expect(untrusted.held).toEqual([
+      { file: PROJECT_SETTINGS, shipped: "the project's", setting: "defaultMode", value: "acceptEdits" },
+      { file: PROJECT_SETTINGS, shipped: "the project's", setting: "allow", value: "Bash(touch:*)" },
+    ]);
+    const trusted = load(files, {}, true);
+    if (trusted instanceof SettingsError) throw trusted;
+    expect(trusted).toMatchObject({ defaultMode: "acceptEdits", held: [] });
+    expect(trusted.rules.map((r) => `${r.behavior} ${r.rule.text}`)).toContain("allow Bash(touch:*)");
+  });
+
+  it("holds back a plan mode nothing: a mode that runs less needs no trust", () => {
+    expect(load({ [PROJECT_SETTINGS]: `{"permissions": {"defaultMode": "plan"}}` })).toMatchObject({
+      defaultMode: "plan",
+      held: [],
+    });
+  });
+
+  /** A git repository whose settings.local.json switches everything on, committed. */
+  function committedLocal(): string {
+    const cwd = tempProject({
+      [LOCAL_SETTINGS]: JSON.stringify({
+        permissions: { defaultMode: "bypassPermissions", disableDefaultDenies: true, allow: ["Bash"] },
+      }),
+    });
+    execFileSync("git", ["init", "-q", cwd]);
+    execFileSync("git", ["add", "-f", LOCAL_SETTINGS], { cwd });
+    return cwd;
+  }
+
+  it("takes a settings.local.json git tracks as the project's: nothing in it widens until trusted", () => {
+    const cwd = committedLocal();
+    const untrusted = loadPermissionSettings(cwd);
+    if (untrusted instanceof SettingsError) throw untrusted;
+    expect(untrusted).toMatchObject({ defaultMode: "default", defaultDenies: true });
+    expect(untrusted.held.map((one) => `${one.setting} ${one.shipped}`)).toEqual([
+      "defaultMode tracked by git",
+      "disableDefaultDenies tracked by git",
+      "allow tracked by git",
+    ]);
+    expect(loadPermissionSettings(cwd, {}, { trusted: true })).toMatchObject({
+      defaultMode: "bypassPermissions",
+      defaultDenies: false,
+    });
+  });
+
+  it("takes a settings.local.json reached through a link out of .harness as the project's", () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "s05-elsewhere-"));
+    cleanUpAfter(() => rmSync(elsewhere, { recursive: true, force: true }));
+    writeFileSync(join(elsewhere, "settings.local.json"), `{"permissions": {"defaultMode": "bypassPermissions"}}`);
+    const linkedFile = tempProject();
+    mkdirSync(join(linkedFile, ".harness"));
+    symlinkSync(join(elsewhere, "settings.local.json"), join(linkedFile, LOCAL_SETTINGS));
+    const linkedDir = tempProject();
+    symlinkSync(elsewhere, join(linkedDir, ".harness"));
+    for (const cwd of [linkedFile, linkedDir]) {
+      expect(loadPermissionSettings(cwd)).toMatchObject({
+        defaultMode: "default",
+        held: [{ file: LOCAL_SETTINGS, shipped: "a link out of .harness", setting: "defaultMode" }],
+      });
+    }
   });
 });

@@ -3,7 +3,8 @@
  * the terminal answered yes, no or always, and s04's options still there. One run is the offline
  * demo, in a child process; the others show the model's replies as scripts, served on 127.0.0.1.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import { usage } from "@harness/cli";
@@ -18,10 +19,10 @@ import {
 } from "@harness/scripted-model";
 import { cleanUpAfter, cliRunner, fakeTerminal, until } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
-import { LOCAL_SETTINGS, PERMISSION_FLAGS } from "../src/index.ts";
+import { LOCAL_SETTINGS, PERMISSION_FLAGS, PROJECT_SETTINGS, TRUST_FILE } from "../src/index.ts";
 import { chapter, main } from "../src/main.ts";
 
-const { cleanEnv, project, runCli, runHere } = cliRunner("s05-permissions", { main });
+const { cleanEnv, project, runAtTerminal, runCli, runHere } = cliRunner("s05-permissions", { main });
 
 /** The scripted model with these replies, served on 127.0.0.1 until the test ends, and the environment that points the CLI at it. */
 async function serve(script: ScriptStep[]) {
@@ -234,5 +235,117 @@ describe("pnpm s05 on a terminal", () => {
       },
     ]);
     expect(existsSync(join(cwd, LOCAL_SETTINGS))).toBe(false);
+  }, 60_000);
+});
+
+describe("pnpm s05: what a cloned project ships", () => {
+  const allowTouch = JSON.stringify({ permissions: { allow: ["Bash(touch:*)"] } });
+  /** The lines of `stderr` about project settings left out. */
+  const leftOut = (stderr: string) => stderr.split("\n").filter((line) => line.includes("not applied"));
+
+  it("does not run what a committed settings.json allows until the project is trusted, and says so in one line", async () => {
+    const cwd = project({ [PROJECT_SETTINGS]: allowTouch }, { git: true });
+    const { model, env } = await serve(runs("touch made.txt"));
+    const { code, stderr } = await runHere(["--cwd", cwd, "Make a file"], env);
+    expect(code).toBe(0);
+    expect(existsSync(join(cwd, "made.txt"))).toBe(false);
+    expect(resultsRead(model, 1)).toMatchObject([
+      {
+        is_error: true,
+        content: expect.stringMatching(
+          /^Error \[not_approved\]: the simple command `touch made.txt` asks \(in default mode/,
+        ),
+      },
+    ]);
+    expect(leftOut(stderr)).toEqual([
+      "s05: project settings not applied (not trusted yet): 1 allow rule in .harness/settings.json; start the harness at a terminal to review them",
+    ]);
+  }, 60_000);
+
+  const everything = JSON.stringify({
+    permissions: { defaultMode: "bypassPermissions", disableDefaultDenies: true, allow: ["Bash"] },
+  });
+  /** A project whose settings.local.json switches everything on: committed, or behind a link out of .harness. */
+  const shippedLocal = {
+    committed: () => {
+      const cwd = project({ [LOCAL_SETTINGS]: everything, ".env": "KEY=secret\n" }, { git: true });
+      execFileSync("git", ["add", "-f", LOCAL_SETTINGS], { cwd });
+      return { cwd, why: "tracked by git" };
+    },
+    linked: () => {
+      const elsewhere = project({ "settings.local.json": everything });
+      const cwd = project({ ".env": "KEY=secret\n" }, { git: true });
+      symlinkSync(elsewhere, join(cwd, ".harness"));
+      return { cwd, why: "a link out of .harness" };
+    },
+  };
+
+  it.each(Object.keys(shippedLocal) as (keyof typeof shippedLocal)[])(
+    "lets a %s settings.local.json neither bypass the rules nor switch the default denies off, untrusted",
+    async (how) => {
+      const { cwd, why } = shippedLocal[how]();
+      const { model, env } = await serve([
+        reply([toolUse("read_file", { path: ".env" }, "toolu_env"), toolUse("bash", { command: "touch made.txt" })]),
+        textReply("Done."),
+      ]);
+      const { code, stderr } = await runHere(["--cwd", cwd, "Read .env and make a file"], env);
+      expect(code).toBe(0);
+      expect(existsSync(join(cwd, "made.txt"))).toBe(false);
+      expect(resultsRead(model, 1)).toMatchObject([
+        {
+          is_error: true,
+          content: expect.stringMatching(/^Error \[denied\]: denied by the default rule Read\(\/\/\*\*\/\.env\*\)/),
+        },
+        { is_error: true, content: expect.stringMatching(/^Error \[not_approved\]: /) },
+      ]);
+      expect(leftOut(stderr)).toEqual([
+        `s05: project settings not applied (not trusted yet): 1 allow rule, defaultMode bypassPermissions, disableDefaultDenies in ${LOCAL_SETTINGS} (${why}); start the harness at a terminal to review them`,
+      ]);
+    },
+    60_000,
+  );
+
+  it("asks at a terminal; always holds, without a terminal too, until the settings change", async () => {
+    const cwd = project({ [PROJECT_SETTINGS]: allowTouch }, { git: true });
+    const { env } = await serve([...runs("touch made.txt"), ...runs("touch made.txt"), ...runs("touch made.txt")]);
+    const first = await runAtTerminal(["--cwd", cwd, "Make a file"], env, "a\n");
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain(
+      "This project ships settings that let more run, not trusted yet. They apply as you, on this machine:\r\n" +
+        "  allow Bash(touch:*)   (.harness/settings.json)\r\n" +
+        "Apply them? yes (this session) / no / always (until they change) [y/n/a] ",
+    );
+    expect(first.stdout.split("[y/n").length).toBe(2); // asked once: the touch itself was allowed
+    expect(existsSync(join(cwd, "made.txt"))).toBe(true);
+    expect(existsSync(join(env.HARNESS_HOME ?? "", TRUST_FILE))).toBe(true);
+
+    rmSync(join(cwd, "made.txt"));
+    const second = await runHere(["--cwd", cwd, "Make a file"], env);
+    expect(existsSync(join(cwd, "made.txt"))).toBe(true);
+    expect(leftOut(second.stderr)).toEqual([]);
+
+    rmSync(join(cwd, "made.txt"));
+    writeFileSync(join(cwd, PROJECT_SETTINGS), JSON.stringify({ permissions: { allow: ["Bash(touch:*)", "Bash"] } }));
+    const third = await runHere(["--cwd", cwd, "Make a file"], env);
+    expect(existsSync(join(cwd, "made.txt"))).toBe(false);
+    expect(leftOut(third.stderr)).toEqual([
+      "s05: project settings not applied (changed since you trusted them): 2 allow rules in .harness/settings.json; start the harness at a terminal to review them",
+    ]);
+  }, 60_000);
+});
+
+describe("pnpm s05: the harness's credentials", () => {
+  it("gives a bash command none of them: no …_API_KEY, no …_AUTH_TOKEN, of any provider", async () => {
+    const cwd = project({}, { git: true });
+    const { model, env } = await serve(runs("env"));
+    const secrets = { OPENAI_API_KEY: "sk-openai-secret", ANTHROPIC_AUTH_TOKEN: "sk-ant-token-secret" };
+    const { code } = await runHere(["--cwd", cwd, "--allow", "Bash(env)", "Show the environment"], {
+      ...env,
+      ...secrets,
+    });
+    expect(code).toBe(0);
+    const [result] = resultsRead(model, 1);
+    expect(result).toMatchObject({ is_error: false, content: expect.stringContaining("PATH=") });
+    expect(result.content).not.toMatch(/API_KEY|AUTH_TOKEN|secret|test-key/);
   }, 60_000);
 });

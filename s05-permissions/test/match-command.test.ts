@@ -44,4 +44,25 @@ describe("commandMatches", () => {
     expect(matches("Bash(git push:*)", "git log push", true)).toBe(false);
     expect(matches("Bash(rm -rf:*)", "rm --recursive --force /", true)).toBe(false); // synonyms: no rule can know them
   });
+
+  it("finds the subcommand of a deny or ask rule behind any options before it, an allow rule's only as written", () => {
+    for (const command of [
+      "git -C . push",
+      "git -c user.name=x push origin",
+      "git --git-dir=.git push",
+      "git --work-tree . -P --no-pager push --force",
+      "git -- push",
+    ]) {
+      expect(matches("Bash(git push:*)", command, true), command).toBe(true);
+      expect(matches("Bash(git push:*)", command, false), command).toBe(false);
+    }
+    expect(matches("Bash(npm publish:*)", "npm --prefix . publish", true)).toBe(true);
+    expect(matches("Bash(docker rm:*)", "docker -H tcp://host:2375 rm -f web", true)).toBe(true);
+    expect(matches("Bash(git push --force:*)", "git -C . push origin --force", true)).toBe(true);
+    // a word that is not an option ends the search: the subcommand is log, push its argument
+    expect(matches("Bash(git push:*)", "git log --grep push", true)).toBe(false);
+    expect(matches("Bash(git push:*)", "git -c a=b commit -m push", true)).toBe(false);
+    // both readings of -C: a directory named push is read as the subcommand too (a deny too many)
+    expect(matches("Bash(git push:*)", "git -C push status", true)).toBe(true);
+  });
 });

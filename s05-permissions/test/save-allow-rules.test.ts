@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LOCAL_SETTINGS, loadPermissionSettings, SettingsError, saveAllowRules } from "../src/index.ts";
@@ -39,5 +40,21 @@ describe("saveAllowRules", () => {
     expect(saveAllowRules(broken, ["Bash(ls)"])).toBeInstanceOf(SettingsError);
     expect(local(broken)).toBe("{ oops");
     expect(readdirSync(join(broken, ".harness"))).toEqual(["settings.local.json"]); // no temporary file left
+  });
+
+  it("writes nothing into a local settings file the project ships, and says so", () => {
+    const committed = tempProject({ [LOCAL_SETTINGS]: "{}\n" });
+    execFileSync("git", ["init", "-q", committed]);
+    execFileSync("git", ["add", "-f", LOCAL_SETTINGS], { cwd: committed });
+    expect(saveAllowRules(committed, ["Bash(ls)"])).toEqual(
+      new SettingsError(LOCAL_SETTINGS, "came with the project (tracked by git), so the rule was not written into it"),
+    );
+    expect(local(committed)).toBe("{}\n");
+    // .harness a link to another folder: no file there yet, and none is made
+    const elsewhere = tempProject();
+    const linked = tempProject();
+    symlinkSync(elsewhere, join(linked, ".harness"));
+    expect(saveAllowRules(linked, ["Bash(ls)"])).toBeInstanceOf(SettingsError);
+    expect(readdirSync(elsewhere)).toEqual([]);
   });
 });

@@ -16,7 +16,7 @@ export function tempProject(files: Record<string, string> = {}): string {
   return cwd;
 }
 
-/** Settings loaded from a project with this `permissions` block in .harness/settings.json. */
+/** Settings loaded from a project with this `permissions` block in .harness/settings.json, trusted. */
 export function settingsFor(
   permissions: Record<string, unknown> | undefined,
   files: Record<string, string> = {},
@@ -24,7 +24,7 @@ export function settingsFor(
 ): { cwd: string; settings: PermissionSettings } {
   const all = permissions ? { ...files, ".harness/settings.json": JSON.stringify({ permissions }) } : files;
   const cwd = tempProject(all);
-  const settings = loadPermissionSettings(cwd, cli);
+  const settings = loadPermissionSettings(cwd, cli, { trusted: true });
   if (settings instanceof Error) throw settings;
   return { cwd, settings };
 }

@@ -2,9 +2,10 @@
  * The hooks around one tool call, as a `CallRunner` wrapped around s05's permission gate:
  * PreToolUse after the rules' decision (`combinePermission`), PostToolUse after the result. A
  * PreToolUse hook that asks about a call the rules allow puts the question to the user, as Claude
- * Code does; with no one to ask, the answer is no.
+ * Code does; with no one to ask, the answer is no. A PreToolUse hook that changes the call
+ * (`updatedInput`) changes what runs, and the rules decide the new call again, as in Claude Code.
  */
-import type { CallRunner } from "@harness/s02-tool-dispatch";
+import { type CallRunner, codedError, type ToolContext, type ToolMap } from "@harness/s02-tool-dispatch";
 import {
   type AskPermission,
   decide,
@@ -15,8 +16,8 @@ import {
   refusal,
 } from "@harness/s05-permissions";
 import type { ToolCall, ToolResult } from "@harness/shared";
-import { combinePermission } from "./runner/combine-permission.ts";
-import { type HookSession, postToolUseInput, preToolUseInput } from "./runner/hook-input.ts";
+import { combinePermission, type ToolDecision } from "./runner/combine-permission.ts";
+import { type HookSession, inputFromHook, postToolUseInput, preToolUseInput } from "./runner/hook-input.ts";
 import type { HookCommand } from "./runner/load-hooks.ts";
 import { runHooks } from "./runner/run-hooks.ts";
 
@@ -40,28 +41,61 @@ export interface HookGateOptions {
  * Contract: a call the rules deny never reaches a hook (nor runs); a PreToolUse deny (exit 2, or a
  * JSON decision) answers the call with an is_error result carrying the hook's reason, and nothing
  * runs; a PreToolUse ask runs the call only when the user answers yes; a hook that fails any other
- * way (exit 1, a timeout) blocks nothing.
+ * way (exit 1, a timeout) blocks nothing. A hook's `updatedInput` is the call that runs, decided
+ * again by the rules (a deny still wins); input the tool does not take runs nothing, the original
+ * call neither.
  */
 export function hookGate(options: HookGateOptions): CallRunner {
+  const { settings, mode } = options;
   // a hook allow answers the mode's question: the same gate, with the answer given
-  const approved = permissionGate({ settings: options.settings, mode: options.mode, ask: async () => "yes" });
+  const approved = permissionGate({ settings, mode, ask: async () => "yes" });
   const hookOptions = { cwd: options.session.cwd, runProjectHooks: options.runProjectHooks };
   return async (tools, call, context) => {
     // the rules first: a call they deny is refused by the gate, and no PreToolUse hook runs
-    const rules = decide(call, options.settings, options.mode, context.cwd);
+    const rules = decide(call, settings, mode, context.cwd);
     if (rules.behavior === "deny") return options.gate(tools, call, context);
     const pre = await runHooks(options.hooks, preToolUseInput(options.session, call), {
       ...hookOptions,
       signal: context.signal,
     });
     for (const line of pre.notices) options.notice?.(line);
-    const decision = combinePermission(rules, pre);
+    // a hook changed the call: what runs is the new one, and the rules judge it afresh
+    const changed = changedCall(tools, call, pre.updatedInput, options.session.cwd);
+    let ran = call;
     let result: ToolResult;
+    if (typeof changed === "string") {
+      const why = `a PreToolUse hook changed this call's input (updatedInput) to one ${call.name} does not take (${changed}); nothing ran.`;
+      result = codedError("invalid_arguments", why);
+    } else {
+      if (changed !== call) {
+        options.notice?.(`a PreToolUse hook changed the call: ${describeInput(call)} is now ${describeInput(changed)}`);
+        ran = changed;
+      }
+      const decision = combinePermission(ran === call ? rules : decide(ran, settings, mode, context.cwd), pre);
+      result = await runDecided(ran, decision, tools, context);
+    }
+    const post = await runHooks(options.hooks, postToolUseInput(options.session, ran, result), {
+      ...hookOptions,
+      signal: context.signal,
+    });
+    for (const line of post.notices) options.notice?.(line);
+    const beside = [...(post.block !== undefined ? [post.block] : []), ...post.context];
+    if (beside.length === 0) return result;
+    return { ...result, content: `${result.content}\n\n[PostToolUse hook]\n${beside.join("\n")}` };
+  };
+
+  /** Run `call` as the rules and the hooks decided together: refused, asked about, or through a gate. */
+  async function runDecided(
+    call: ToolCall,
+    decision: ToolDecision,
+    tools: ToolMap,
+    context: ToolContext,
+  ): Promise<ToolResult> {
     if (decision.decidedBy === "hooks" && decision.behavior === "deny") {
-      result = refusal("denied", `a PreToolUse hook blocked this call: ${decision.reason}`);
-    } else if (decision.decidedBy === "hooks" && decision.behavior === "allow") {
-      result = await approved(tools, call, context);
-    } else if (decision.decidedBy === "hooks" && decision.behavior === "ask") {
+      return refusal("denied", `a PreToolUse hook blocked this call: ${decision.reason}`);
+    }
+    if (decision.decidedBy === "hooks" && decision.behavior === "allow") return approved(tools, call, context);
+    if (decision.decidedBy === "hooks" && decision.behavior === "ask") {
       // the rules allow it, a hook asks: the user decides, yes or no (no rule to save: the rules allow it already)
       const question = `${describeCall(call)} asks (by a PreToolUse hook: ${decision.reason}). Run it?`;
       const request: PermissionRequest = {
@@ -73,25 +107,35 @@ export function hookGate(options: HookGateOptions): CallRunner {
       };
       const answer = options.ask ? await options.ask(request).catch(() => "no") : "no";
       const answered = options.ask ? "the answer was no" : "there was no one to ask";
-      result =
-        answer === "yes"
-          ? await approved(tools, call, context)
-          : refusal(
-              "not_approved",
-              `a PreToolUse hook asks about this call (${decision.reason}), and ${answered}, so nothing ran.`,
-            );
-    } else {
-      result = await options.gate(tools, call, context);
+      if (answer === "yes") return approved(tools, call, context);
+      return refusal(
+        "not_approved",
+        `a PreToolUse hook asks about this call (${decision.reason}), and ${answered}, so nothing ran.`,
+      );
     }
-    const post = await runHooks(options.hooks, postToolUseInput(options.session, call, result), {
-      ...hookOptions,
-      signal: context.signal,
-    });
-    for (const line of post.notices) options.notice?.(line);
-    const beside = [...(post.block !== undefined ? [post.block] : []), ...post.context];
-    if (beside.length === 0) return result;
-    return { ...result, content: `${result.content}\n\n[PostToolUse hook]\n${beside.join("\n")}` };
-  };
+    // the rules decide (a changed call the rules deny is refused here, with the rule)
+    return options.gate(tools, call, context);
+  }
+}
+
+/** The call with a hook's new input, or what is wrong with that input for the tool; the call itself when nothing changed. */
+function changedCall(
+  tools: ToolMap,
+  call: ToolCall,
+  updated: Record<string, unknown> | undefined,
+  cwd: string,
+): ToolCall | string {
+  if (updated === undefined) return call;
+  const input = inputFromHook(updated, call, cwd);
+  if (JSON.stringify(input) === JSON.stringify(call.input)) return call;
+  const parsed = tools.get(call.name)?.parse(input);
+  if (parsed && !parsed.ok) return parsed.error;
+  return { ...call, input };
+}
+
+/** A call and its input, for a line to the user. */
+function describeInput(call: ToolCall): string {
+  return `${call.name} ${JSON.stringify(call.input).slice(0, 200)}`;
 }
 
 /** A call in a question: the command of a bash call, else the tool and the path or input. */

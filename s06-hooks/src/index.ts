@@ -11,6 +11,5 @@ export * from "./runner/match-hooks.ts";
 export * from "./runner/read-hook-run.ts";
 export * from "./runner/run-hook.ts";
 export * from "./runner/run-hooks.ts";
-export * from "./runner/trust.ts";
 export * from "./start-hooks.ts";
 export * from "./submit-prompt.ts";

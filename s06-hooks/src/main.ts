@@ -28,21 +28,23 @@ export const chapter: ChapterCli<HookStopReason> = {
     const { cwd, maxTurns } = options;
     // read before any model call: a bad trace id, rule, settings file or mode stops here
     const trace = openTrace(options, io.env);
-    const { settings, mode } = readPermissions(options);
+    const permissions = readPermissions(options);
     // the model: the API with a key, else the scripted model, offline; each turn streamed
     const { client, model } = connect(() => new ScriptedModel({ brain: demoBrain }));
     const send = sendStreamed(client);
     // the listeners: the view, the trace; a hook's line for the user is one more event
     const emit: Emit<TracedEvent | NoticeEvent> = fanOut(view.show, trace?.recorder.record);
     const notice = (text: string) => emit({ type: "notice", from: "hook", text });
-    // the hooks: loaded, trusted or not (asked at a terminal), SessionStart run; then in the loop's seams
+    // the hooks: loaded; what the project ships (hooks, permissions) trusted or not, asked at a terminal;
+    // SessionStart run; then in the loop's seams
     const started = await startHooks({
       session: { sessionId: randomUUID(), cwd },
+      permissions,
       ask: io.stdin.isTTY ? ask : undefined,
-      notice: (line) => say(`hooks: ${line}`),
+      say,
     });
     const askPermission = askPermissionWith(ask, cwd, (line) => view.note(line));
-    const { runCall, hooks } = hookSeams(started, { settings, mode, ask: askPermission, notice });
+    const { runCall, hooks } = hookSeams(started, { ask: askPermission, notice });
     const bashTimeoutMs = options.bashTimeoutSeconds * 1000;
     const afterTrace = traceAfterRun(trace, (line) => view.note(line), cwd, io.env); // where the trace is
     return {

@@ -1,68 +1,95 @@
 /**
- * A session's hooks, started once before its first prompt: read from the settings files, the
- * project's trusted or not (asked at a terminal, as s06's trust rule says), and SessionStart run,
- * whose output the model reads with the first prompt.
+ * A session's hooks, started once before its first prompt: read from the settings files; what the
+ * project ships (its hooks, and the permissions s05 read) trusted or not, in one question at a
+ * terminal, as s05's trust rule says; and SessionStart run, whose output the model reads with the
+ * first prompt.
  */
 import type { CallRunner } from "@harness/s02-tool-dispatch";
 import {
   type AskPermission,
+  decideTrust,
   type PermissionMode,
   type PermissionSettings,
+  type PermissionsRead,
   permissionGate,
+  permissionsAfter,
+  type Shipped,
+  type TrustAnswer,
 } from "@harness/s05-permissions";
 import { hookGate } from "./hook-gate.ts";
 import { type LoopHooks, loopHooks } from "./loop-hooks.ts";
 import { type HookSession, sessionStartInput } from "./runner/hook-input.ts";
 import { type LoadedHooks, loadHooks } from "./runner/load-hooks.ts";
 import { runHooks } from "./runner/run-hooks.ts";
-import { decideTrust, type TrustAnswer } from "./runner/trust.ts";
 
 /** What a session's hooks start with. */
 export interface StartedHooks {
   /** Every hook that loaded (the project's run only when `runProjectHooks`). */
   hooks: LoadedHooks["hooks"];
   session: HookSession;
-  /** Whether the project's hooks may run (`decideTrust`). */
+  /** Whether the project's hooks may run: the user trusts them. */
   runProjectHooks: boolean;
   /** What SessionStart hooks printed for the model: sent with the first prompt sent. */
   context: string[];
+  /** The rules in force, what the project ships in them applied only when trusted. */
+  settings: PermissionSettings;
+  mode: PermissionMode;
 }
 
 /** How a session's hooks start. */
 export interface StartHooksOptions {
   session: HookSession;
+  /** The rules and the mode as s05 read them: what the project ships there is trusted with its hooks, in one question. */
+  permissions: PermissionsRead;
   /** The transcript a resumed session goes on from (s07): SessionStart is told `source: "resume"`. */
   transcriptPath?: string;
-  /** Asks the user at a terminal whether to trust the project's hooks; absent without one. */
+  /** Asks the user at a terminal whether to trust what the project ships; absent without one. */
   ask?: (question: string, choices: readonly TrustAnswer[]) => Promise<TrustAnswer>;
-  /** Told each line for the user: a hook that did not load, the trust decision, SessionStart's notices. */
-  notice(line: string): void;
+  /** Told each line for the user: a hook that did not load, what was left out untrusted, SessionStart's notices. */
+  say(line: string): void;
 }
 
 /**
- * Load the hooks of `session.cwd`, decide whether the project's may run, then run SessionStart.
+ * Load the hooks of `session.cwd`, decide whether what the project ships applies, then run SessionStart.
  * Contract: never rejects for a hook that fails; it spawns nothing when no hook is loaded.
  */
 export async function startHooks(options: StartHooksOptions): Promise<StartedHooks> {
-  const { session, notice } = options;
+  const { session, permissions, ask, say } = options;
   const loaded: LoadedHooks = loadHooks(session.cwd);
-  for (const problem of loaded.problems) notice(problem);
-  if (loaded.hooks.length === 0) return { hooks: [], session, runProjectHooks: false, context: [] };
-  const { ask } = options;
-  const trust = await decideTrust(session.cwd, loaded, {
+  for (const problem of loaded.problems) say(`hooks: ${problem}`);
+  const hooks = shippedHooks(loaded);
+  const trust = await decideTrust(session.cwd, [permissions.shipped, hooks], {
     ask: ask && ((question) => ask(question, ["yes", "no", "always"])),
   });
-  if (trust.notice) notice(trust.notice.replace(/^hooks: /, ""));
+  if (trust.notice) say(trust.notice);
+  const { settings, mode } = permissionsAfter(permissions, trust);
+  const runProjectHooks = trust.trusted.includes(hooks.kind);
+  if (loaded.hooks.length === 0) return { hooks: [], session, runProjectHooks, context: [], settings, mode };
   const start = sessionStartInput(session, options.transcriptPath);
-  const opening = await runHooks(loaded.hooks, start, { cwd: session.cwd, runProjectHooks: trust.runProjectHooks });
-  opening.notices.forEach(notice);
-  return { hooks: loaded.hooks, session, runProjectHooks: trust.runProjectHooks, context: opening.context };
+  const opening = await runHooks(loaded.hooks, start, { cwd: session.cwd, runProjectHooks });
+  for (const line of opening.notices) say(`hooks: ${line}`);
+  return { hooks: loaded.hooks, session, runProjectHooks, context: opening.context, settings, mode };
 }
 
-/** What the hooks fill besides their start: s05's rules and someone to ask, and where their lines go. */
+/** The project's hooks as a thing to trust: one line per hook for the question, a count per file for the notice. */
+export function shippedHooks(loaded: LoadedHooks): Shipped {
+  const project = loaded.hooks.filter((hook) => hook.source === "project");
+  const summary = loaded.projectDefinitions.map(({ file, shipped }) => {
+    const count = project.filter((hook) => hook.file === file).length;
+    return `${count} hook${count === 1 ? "" : "s"} in ${file}${shipped === "the project's" ? "" : ` (${shipped})`}`;
+  });
+  return {
+    kind: "hooks",
+    definitions: loaded.projectDefinitions,
+    lines: project.map(
+      (hook) => `${hook.event}${hook.matcher ? ` [${hook.matcher}]` : ""} hook: ${hook.command}   (${hook.file})`,
+    ),
+    summary: summary.join("; "),
+  };
+}
+
+/** What the hooks fill besides their start: someone to ask, and where their lines go. */
 export interface HookSeamsOptions {
-  settings: PermissionSettings;
-  mode: PermissionMode;
   /** Asked about a call that asks (the rules' or a hook's question); without it, the answer is no. */
   ask?: AskPermission;
   /** Told each line for the user from a hook. */
@@ -71,13 +98,14 @@ export interface HookSeamsOptions {
 
 /**
  * The loop's seams, with the hooks in them: every call through PreToolUse, s05's permission gate
- * and PostToolUse (`runCall`); UserPromptSubmit and Stop at the two points that are not a call (`hooks`).
+ * (on the rules the session started with) and PostToolUse (`runCall`); UserPromptSubmit and Stop at
+ * the two points that are not a call (`hooks`).
  */
 export function hookSeams(started: StartedHooks, options: HookSeamsOptions): { runCall: CallRunner; hooks: LoopHooks } {
-  const { settings, mode, ask, notice } = options;
-  const gate = permissionGate({ settings, mode, ask });
+  const { ask, notice } = options;
+  const gate = permissionGate({ settings: started.settings, mode: started.mode, ask });
   return {
-    runCall: hookGate({ ...started, settings, mode, gate, ask, notice }),
+    runCall: hookGate({ ...started, gate, ask, notice }),
     hooks: loopHooks({ ...started, notice }),
   };
 }

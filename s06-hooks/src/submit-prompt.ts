@@ -2,7 +2,13 @@
  * UserPromptSubmit: the user's hooks read a prompt before it is sent. One that blocks (exit 2,
  * `"decision": "block"`, or `"continue": false`) takes the prompt back out of the history, unsent,
  * and the user is told why in one line. Otherwise the text the hooks print for the model (and
- * any text given, such as SessionStart's) is added to the prompt's message, after the prompt.
+ * SessionStart's, with the first prompt) goes into the prompt's message as blocks of its own,
+ * each labelled with its event (`[UserPromptSubmit hook]`), BEFORE the prompt: the message's last
+ * words stay the user's, which is what a compaction keeps word for word (s08) and what a reader of
+ * the history takes for the prompt. Claude Code sends the same text apart from the prompt too,
+ * labelled as a hook's ("UserPromptSubmit hook additional context: ..."): as a system reminder, or
+ * (2.1) a message of its own in a role the public Messages API does not take; a block of the
+ * prompt's own message is the nearest the API takes.
  */
 import type { MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import { oneLine } from "./continue-after-stop.ts";
@@ -13,8 +19,21 @@ import { type RunHooksOptions, runHooks } from "./runner/run-hooks.ts";
 /** How a prompt is submitted. */
 export interface SubmitPromptOptions extends RunHooksOptions {
   session: HookSession;
-  /** More text for the model to read with this prompt (main.ts: what SessionStart hooks printed). */
+  /** What SessionStart hooks printed, for the model to read with this prompt. */
   context?: readonly string[];
+}
+
+/** What opens a block of a hook's text for the model, before the event's name. */
+const HOOK_LABEL = /^\[(SessionStart|UserPromptSubmit) hook\]\n/;
+
+/** A hook's text for the model, as the block that carries it: labelled with the event that printed it. */
+export function hookContext(event: "SessionStart" | "UserPromptSubmit", text: string): TextBlockParam {
+  return { type: "text", text: `[${event} hook]\n${text}` };
+}
+
+/** True when `text` is a hook's context (`hookContext`), not words the user typed. */
+export function isHookContext(text: string): boolean {
+  return HOOK_LABEL.test(text);
 }
 
 /** What became of the prompt; `notices` are lines for the user either way. */
@@ -51,13 +70,15 @@ export async function submitPrompt(
     return { kind: "blocked", reason, notices: [...verdict.notices, `prompt blocked: ${oneLine(reason)}`] };
   }
   const at = typeof last.content === "string" ? 0 : last.content.length - 1; // where the prompt starts in it
-  const extra = [...(options.context ?? []), ...verdict.context].filter((text) => text.trim() !== "");
-  if (extra.length > 0) {
-    const blocks: TextBlockParam[] = extra.map((text) => ({ type: "text", text }));
-    last.content = [
-      ...(typeof last.content === "string" ? [{ type: "text" as const, text: last.content }] : last.content),
-      ...blocks,
-    ];
+  const said = (text: string) => text.trim() !== "";
+  const blocks = [
+    ...(options.context ?? []).filter(said).map((text) => hookContext("SessionStart", text)),
+    ...verdict.context.filter(said).map((text) => hookContext("UserPromptSubmit", text)),
+  ];
+  if (blocks.length > 0) {
+    // the hooks' blocks go before the prompt: its words stay the last of the message
+    const content = typeof last.content === "string" ? [{ type: "text" as const, text: last.content }] : last.content;
+    last.content = [...content.slice(0, at), ...blocks, ...content.slice(at)];
   }
   const sent = typeof last.content === "string" ? last.content : last.content.slice(at);
   return { kind: "sent", prompt: { role: "user", content: sent }, notices: verdict.notices };

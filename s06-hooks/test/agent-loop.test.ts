@@ -131,7 +131,7 @@ describe("agentLoop with the user's hooks (loopHooks)", () => {
     return { cwd, seam, notices };
   }
 
-  it("sends the prompt with the text a UserPromptSubmit hook printed, and SessionStart's, after it", async () => {
+  it("sends the prompt with the text a UserPromptSubmit hook printed, and SessionStart's, labelled, before it", async () => {
     const hook = commandHook("echo 'branch: main'", { event: "UserPromptSubmit" });
     const { cwd, seam } = userHooks([hook], ["from SessionStart"]);
     const { model } = await run([textReply("Noted.")], { cwd, hooks: seam });
@@ -139,9 +139,9 @@ describe("agentLoop with the user's hooks (loopHooks)", () => {
       {
         role: "user",
         content: [
+          { type: "text", text: "[SessionStart hook]\nfrom SessionStart" },
+          { type: "text", text: "[UserPromptSubmit hook]\nbranch: main" },
           { type: "text", text: "go" },
-          { type: "text", text: "from SessionStart" },
-          { type: "text", text: "branch: main" },
         ],
       },
     ]);

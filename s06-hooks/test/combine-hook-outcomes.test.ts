@@ -72,4 +72,17 @@ describe("combineHookOutcomes", () => {
     const verdict = combine("PostToolUse", outcomes);
     expect(verdict).toMatchObject({ notices: ["one", "two failed", "three"], context: ["x"], stop: "halt" });
   });
+
+  it("takes one PreToolUse updatedInput, or the same from several hooks; two different ones deny the call", () => {
+    const update = (command: string) => ok({ hookSpecificOutput: { updatedInput: { command } } });
+    expect(combine("PreToolUse", [update("ls"), ok(), update("ls")])).toMatchObject({
+      updatedInput: { command: "ls" },
+    });
+    const differ = combine("PreToolUse", [update("ls"), update("rm -rf /")]);
+    expect(differ.updatedInput).toBeUndefined();
+    expect(differ.permission).toEqual({
+      behavior: "deny",
+      reason: "two PreToolUse hooks changed the call's input in different ways",
+    });
+  });
 });

@@ -16,14 +16,14 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PROJECT_SETTINGS } from "@harness/s05-permissions";
+import { decideTrust, PROJECT_SETTINGS, trustProject } from "@harness/s05-permissions";
 import type { ToolCall } from "@harness/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { continueAfterStop } from "../src/continue-after-stop.ts";
 import { type HookSession, postToolUseInput, preToolUseInput, stopInput } from "../src/runner/hook-input.ts";
 import { type LoadedHooks, loadHooks } from "../src/runner/load-hooks.ts";
 import { runHooks } from "../src/runner/run-hooks.ts";
-import { decideTrust, trustHooks } from "../src/runner/trust.ts";
+import { shippedHooks } from "../src/start-hooks.ts";
 
 const EXAMPLES = join(dirname(fileURLToPath(import.meta.url)), "..", "examples");
 
@@ -51,8 +51,8 @@ beforeAll(async () => {
   );
   loaded = loadHooks(project);
   const home = join(root, "home");
-  trustHooks(project, loaded, { home });
-  runProjectHooks = (await decideTrust(project, loaded, { home })).runProjectHooks;
+  trustProject(project, [shippedHooks(loaded)], { home });
+  runProjectHooks = (await decideTrust(project, [shippedHooks(loaded)], { home })).trusted.includes("hooks");
   session = { sessionId: "examples", cwd: project };
 });
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
+  hookToolName,
+  inputFromHook,
   postToolUseInput,
   preToolUseInput,
   sessionStartInput,
@@ -25,14 +27,14 @@ describe("hook inputs", () => {
     expect(preToolUseInput(session, call)).toEqual({
       ...common,
       hook_event_name: "PreToolUse",
-      tool_name: "bash",
+      tool_name: "Bash",
       tool_input: { command: "ls" },
       tool_use_id: "toolu_9",
     });
     expect(postToolUseInput(session, call, { content: "a\n[exit code 0]", isError: false })).toEqual({
       ...common,
       hook_event_name: "PostToolUse",
-      tool_name: "bash",
+      tool_name: "Bash",
       tool_input: { command: "ls" },
       tool_use_id: "toolu_9",
       tool_response: { content: "a\n[exit code 0]", is_error: false },
@@ -62,5 +64,37 @@ describe("toolInputForHooks", () => {
     });
     expect(toolInputForHooks({ path: 3 }, "/p")).toEqual({ path: 3 });
     expect(toolInputForHooks(null, "/p")).toEqual({});
+  });
+});
+
+describe("hookToolName", () => {
+  it("is Claude Code's name for the six tools that have one, the course's for any other", () => {
+    expect(["bash", "read_file", "write_file", "edit_file", "glob", "grep", "todo_write"].map(hookToolName)).toEqual([
+      "Bash",
+      "Read",
+      "Write",
+      "Edit",
+      "Glob",
+      "Grep",
+      "todo_write",
+    ]);
+  });
+});
+
+describe("inputFromHook", () => {
+  const read = { id: "toolu_1", name: "read_file", input: { path: "src/a.ts" } };
+
+  it("takes a changed file_path as the path, and drops the one it added", () => {
+    expect(inputFromHook({ path: "src/a.ts", file_path: "/p/src/b.ts" }, read, "/p")).toEqual({ path: "/p/src/b.ts" });
+    expect(inputFromHook({ path: "src/c.ts", file_path: "/p/src/a.ts" }, read, "/p")).toEqual({ path: "src/c.ts" });
+  });
+
+  it("keeps every other field as the hook gave it, and leaves out what it left out", () => {
+    const bash = { id: "toolu_2", name: "bash", input: { command: "ls" } };
+    expect(inputFromHook({ command: "ls -la", file_path: "x" }, bash, "/p")).toEqual({
+      command: "ls -la",
+      file_path: "x",
+    });
+    expect(inputFromHook({ cmd: "ls" }, bash, "/p")).toEqual({ cmd: "ls" });
   });
 });

@@ -35,8 +35,8 @@ describe("loopHooks", () => {
     const first: MessageParam[] = [{ role: "user", content: "hi" }];
     expect(await seam.submitPrompt(first, never)).toMatchObject({ kind: "sent" });
     expect(first[0].content).toEqual([
+      { type: "text", text: "[SessionStart hook]\nfrom SessionStart" },
       { type: "text", text: "hi" },
-      { type: "text", text: "from SessionStart" },
     ]);
     const second: MessageParam[] = [{ role: "user", content: "and now?" }];
     await seam.submitPrompt(second, never);
@@ -55,8 +55,8 @@ describe("loopHooks", () => {
     const next: MessageParam[] = [{ role: "user", content: "hi" }];
     await seam.submitPrompt(next, never);
     expect(next[0].content).toEqual([
+      { type: "text", text: "[SessionStart hook]\nfrom SessionStart" },
       { type: "text", text: "hi" },
-      { type: "text", text: "from SessionStart" },
     ]);
   });
 

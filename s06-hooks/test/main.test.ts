@@ -3,9 +3,10 @@
  * replies each test shows, whose requests the test reads; in a child process where a terminal is
  * the point (and once more to run the program itself), in the test's process otherwise.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import { TRUST_FILE } from "@harness/s05-permissions";
 import {
   reply,
   ScriptedModel,
@@ -17,8 +18,8 @@ import {
 import { historyProblems } from "@harness/shared";
 import { cliRunner, fakeTerminal, until } from "@harness/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { TRUST_FILE } from "../src/index.ts";
 import { main } from "../src/main.ts";
+import { until as eventually, isRunning } from "./processes.ts";
 
 const { cleanEnv, project, runCli, runHere, runAtTerminal } = cliRunner("s06-hooks", { main });
 
@@ -125,6 +126,118 @@ describe("pnpm s06: PreToolUse", () => {
     expect(await exited).toBe(0);
     expect(existsSync(join(cwd, "made.txt"))).toBe(true);
     expect(resultsRead(model)[0]).toMatchObject({ content: "(no output)\n[exit code 0]", is_error: false });
+  }, 60_000);
+});
+
+describe("pnpm s06: hooks written for Claude Code", () => {
+  /** A PreToolUse hook (on every tool) printing `output` and exiting 0. */
+  const printing = (output: string) => hooked("PreToolUse", `cat <<'JSON'\n${output}\nJSON`, "*");
+  /** The PreToolUse output of a hook that changes the call's input (and decides it, when `decision` is given). */
+  const updating = (updatedInput: Record<string, unknown>, decision?: string) =>
+    JSON.stringify({
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        ...(decision ? { permissionDecision: decision } : {}),
+        updatedInput,
+      },
+    });
+  /** One bash call `command`, then an answer; the tool results the model read; the lines for the user. */
+  async function runs(cwd: string, command: string, rules: string[]) {
+    const { model, env } = await scripted([reply([toolUse("bash", { command }, "toolu_1")]), textReply("Done.")]);
+    const { code, stdout } = await runHere(["--cwd", cwd, ...rules, "Go"], env);
+    expect(code).toBe(0);
+    const hookLines = stdout.split("\n").filter((line) => line.startsWith("hook: "));
+    return { result: resultsRead(model)[0], hookLines };
+  }
+
+  it("names the tools as Claude Code does in the hook's input, so a hook testing for Bash blocks bash", async () => {
+    const guard = `tee -a inputs.jsonl | grep -q '"tool_name":"Bash"' && { echo 'no Bash here' >&2; exit 2; }; echo >> inputs.jsonl`;
+    const cwd = project({ ".harness/settings.local.json": hooked("PreToolUse", guard), "notes.md": "hi\n" });
+    const { model, env } = await scripted([
+      reply([
+        toolUse("read_file", { path: "notes.md" }, "toolu_read"),
+        toolUse("bash", { command: "touch made.txt" }, "toolu_bash"),
+      ]),
+      textReply("Done."),
+    ]);
+    const { code } = await runHere(["--cwd", cwd, "--allow", "Bash(touch:*)", "Go"], env);
+    expect(code).toBe(0);
+    expect(existsSync(join(cwd, "made.txt"))).toBe(false);
+    expect(resultsRead(model).map((result) => result.content)).toEqual([
+      "1\thi",
+      "Error [denied]: a PreToolUse hook blocked this call: no Bash here",
+    ]);
+    const inputs = readFileSync(join(cwd, "inputs.jsonl"), "utf8")
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line) => JSON.parse(line));
+    expect(inputs.map((input) => input.tool_name).sort()).toEqual(["Bash", "Read"]);
+  }, 60_000);
+
+  it("runs the call as a hook's updatedInput changed it", async () => {
+    const cwd = project({ ".harness/settings.local.json": printing(updating({ command: "echo changed" })) });
+    const { result, hookLines } = await runs(cwd, "echo original", ["--allow", "Bash(echo:*)"]);
+    expect(result).toMatchObject({ content: "changed\n[exit code 0]", is_error: false });
+    expect(hookLines).toEqual([
+      'hook: a PreToolUse hook changed the call: bash {"command":"echo original"} is now bash {"command":"echo changed"}',
+    ]);
+  }, 60_000);
+
+  it("decides the changed call again: a deny rule still wins over a hook's allow", async () => {
+    const cwd = project({
+      ".harness/settings.local.json": printing(updating({ command: "rm -f victim.txt" }, "allow")),
+      "victim.txt": "keep me",
+    });
+    const { result } = await runs(cwd, "echo original", ["--allow", "Bash(echo:*)", "--deny", "Bash(rm:*)"]);
+    expect(existsSync(join(cwd, "victim.txt"))).toBe(true);
+    expect(result).toMatchObject({
+      content: expect.stringMatching(/^Error \[denied\]: denied by rule Bash\(rm:\*\) from --deny: /),
+      is_error: true,
+    });
+  }, 60_000);
+
+  it("refuses a call whose changed input the tool does not take, and runs neither", async () => {
+    const cwd = project({ ".harness/settings.local.json": printing(updating({ cmd: "touch other.txt" })) });
+    const { result } = await runs(cwd, "touch made.txt", ["--allow", "Bash(touch:*)"]);
+    expect(existsSync(join(cwd, "made.txt"))).toBe(false);
+    expect(existsSync(join(cwd, "other.txt"))).toBe(false);
+    expect(result).toMatchObject({
+      content:
+        "Error [invalid_arguments]: a PreToolUse hook changed this call's input (updatedInput) to one bash does not take (command: Invalid input: expected string, received undefined); nothing ran.",
+      is_error: true,
+    });
+  }, 60_000);
+
+  it("says in one line that it ignored stdout that is not one JSON value, as Claude Code ignores it", async () => {
+    const deny = JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny" } });
+    const cwd = project({ ".harness/settings.local.json": printing(`checking the command...\n${deny}`) });
+    const { result, hookLines } = await runs(cwd, "touch made.txt", ["--allow", "Bash(touch:*)"]);
+    expect(existsSync(join(cwd, "made.txt"))).toBe(true);
+    expect(result).toMatchObject({ is_error: false });
+    expect(hookLines).toEqual([
+      `hook: PreToolUse hook "cat <<'JSON'\\nchecking the command...\\n${deny.replaceAll('"', '\\"')}\\nJSON" printed something that is not one JSON value (it starts "checking the command..."), so nothing it printed was read`,
+    ]);
+  }, 60_000);
+
+  it("ends what a hook leaves running when the hook exits", async () => {
+    // a daemon: forked from a subshell that exits at once (so init adopts it), immune to hangups,
+    // its streams closed; the subshell writes its pid before the hook goes on, so no race
+    const daemon = "( nohup sleep 300 >/dev/null 2>&1 & echo $! > daemon.pid )";
+    const cwd = project({ ".harness/settings.local.json": hooked("PreToolUse", daemon, "Bash") });
+    await runs(cwd, "echo hi", ["--allow", "Bash(echo:*)"]);
+    const pid = Number(readFileSync(join(cwd, "daemon.pid"), "utf8"));
+    expect(await eventually(() => !isRunning(pid))).toBe(true);
+  }, 60_000);
+
+  it("gives a hook none of the harness's credentials", async () => {
+    const cwd = project({ ".harness/settings.local.json": hooked("SessionStart", "env > hook-env.txt") });
+    const { env } = await scripted([textReply("Hello.")]);
+    const secrets = { OPENAI_API_KEY: "sk-openai-secret", ANTHROPIC_AUTH_TOKEN: "sk-ant-token-secret" };
+    const { code } = await runHere(["--cwd", cwd, "hi"], { ...env, ...secrets });
+    expect(code).toBe(0);
+    const seen = readFileSync(join(cwd, "hook-env.txt"), "utf8");
+    expect(seen).toContain(`HARNESS_PROJECT_DIR=${cwd}`);
+    expect(seen).not.toMatch(/API_KEY|AUTH_TOKEN|secret|test-key/);
   }, 60_000);
 });
 
@@ -240,6 +353,43 @@ describe("pnpm s06: UserPromptSubmit", () => {
   }, 60_000);
 });
 
+describe("pnpm s06: a hook's context beside the user's words", () => {
+  const context = JSON.stringify({
+    hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "the build uses pnpm" },
+  });
+  const settings = JSON.stringify({
+    hooks: {
+      SessionStart: [{ hooks: [{ type: "command", command: "echo 'branch: main'" }] }],
+      UserPromptSubmit: [{ hooks: [{ type: "command", command: `echo '${context}'` }] }],
+    },
+  });
+
+  it("sends the hooks' context as labelled blocks before the prompt, so the prompt stays the message's last words", async () => {
+    const cwd = project({ ".harness/settings.local.json": settings });
+    const { model, env } = await scripted([textReply("Hello.")]);
+    const { code } = await runHere(["--cwd", cwd, "hi"], env);
+    expect(code).toBe(0);
+    expect(sent(model)[0]).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "[SessionStart hook]\nbranch: main" },
+          { type: "text", text: "[UserPromptSubmit hook]\nthe build uses pnpm" },
+          { type: "text", text: "hi" },
+        ],
+      },
+    ]);
+  }, 60_000);
+
+  it("leaves the prompt the demo model reads the user's, not the hook's", async () => {
+    const cwd = project({ ".harness/settings.local.json": settings, "README.md": "# Demo\nA small project.\n" });
+    const { code, stdout } = await runHere(["--offline", "--cwd", cwd, "Read README.md and summarise it"]);
+    expect(code).toBe(0);
+    expect(stdout).not.toContain("I am the offline scripted model");
+    expect(stdout).toContain("read_file");
+  }, 60_000);
+});
+
 describe("pnpm s06: trust", () => {
   // a project hook that leaves a mark when it runs
   const settings = hooked("SessionStart", "touch hook-ran");
@@ -252,7 +402,7 @@ describe("pnpm s06: trust", () => {
     const env = await greeting();
     const { code, stdout } = await runAtTerminal(["--cwd", cwd, "hi"], env, "y\n");
     expect(code).toBe(0);
-    expect(stdout).toContain("SessionStart: touch hook-ran   (.harness/settings.json)");
+    expect(stdout).toContain("SessionStart hook: touch hook-ran   (.harness/settings.json)");
     expect(stdout).toContain("Hello.");
     expect(existsSync(join(cwd, "hook-ran"))).toBe(true);
     expect(existsSync(join(env.HARNESS_HOME ?? "", TRUST_FILE))).toBe(false);
@@ -262,7 +412,7 @@ describe("pnpm s06: trust", () => {
     const cwd = project({ ".harness/settings.json": settings });
     const { code, stdout } = await runAtTerminal(["--cwd", cwd, "hi"], await greeting(), "n\n");
     expect(code).toBe(0);
-    expect(stdout).toContain("s06: hooks: 1 project hook not run (you said no)");
+    expect(stdout).toContain("s06: project settings not applied (you said no): 1 hook in .harness/settings.json");
     expect(existsSync(join(cwd, "hook-ran"))).toBe(false);
   }, 60_000);
 
@@ -274,8 +424,8 @@ describe("pnpm s06: trust", () => {
     expect(existsSync(join(env.HARNESS_HOME ?? "", TRUST_FILE))).toBe(true);
     const second = await runHere(["--cwd", cwd, "hi"], env);
     expect(second.code).toBe(0);
-    expect(second.stdout + second.stderr).not.toContain("Run them?");
-    expect(second.stdout + second.stderr).not.toContain("not run");
+    expect(second.stdout + second.stderr).not.toContain("Apply them?");
+    expect(second.stdout + second.stderr).not.toContain("not applied");
     expect(existsSync(join(cwd, "hook-ran"))).toBe(true);
   }, 60_000);
 
@@ -287,7 +437,7 @@ describe("pnpm s06: trust", () => {
     await until("the question", () => term.out().includes("[y/n/a] "));
     term.type("\x04");
     expect(await exited).toBe(0);
-    expect(term.err()).toContain("s06: hooks: 1 project hook not run (you said no)\n");
+    expect(term.err()).toContain("s06: project settings not applied (you said no): 1 hook in .harness/settings.json\n");
     expect(term.out()).toContain("s06 >> ");
     expect(existsSync(join(cwd, "hook-ran"))).toBe(false);
   }, 60_000);
@@ -298,8 +448,37 @@ describe("pnpm s06: trust", () => {
     expect(code).toBe(0);
     expect(stdout).toContain("Hello.");
     expect(existsSync(join(cwd, "hook-ran"))).toBe(false);
-    expect(stderr.split("\n").filter((line) => line.includes("not run"))).toEqual([
-      "s06: hooks: 1 project hook in .harness/settings.json not run: not trusted yet (start the harness at a terminal to review them)",
+    expect(stderr.split("\n").filter((line) => line.includes("not applied"))).toEqual([
+      "s06: project settings not applied (not trusted yet): 1 hook in .harness/settings.json; start the harness at a terminal to review them",
+    ]);
+  }, 60_000);
+
+  it("asks once about the project's allow rules and hooks together; yes applies both, for this session", async () => {
+    const both = JSON.stringify({ permissions: { allow: ["Bash(touch:*)"] }, ...JSON.parse(settings) });
+    const cwd = project({ ".harness/settings.json": both });
+    const { env } = await scripted(touchScript());
+    const { code, stdout } = await runAtTerminal(["--cwd", cwd, "Make a file"], env, "y\n");
+    expect(code).toBe(0);
+    expect(stdout).toContain(
+      "  allow Bash(touch:*)   (.harness/settings.json)\r\n" +
+        "  SessionStart hook: touch hook-ran   (.harness/settings.json)\r\n" +
+        "Apply them? yes (this session) / no / always (until they change) [y/n/a] ",
+    );
+    expect(stdout.split("[y/n").length).toBe(2); // one question: the touch itself was allowed
+    expect(existsSync(join(cwd, "hook-ran"))).toBe(true);
+    expect(existsSync(join(cwd, "made.txt"))).toBe(true);
+    expect(existsSync(join(env.HARNESS_HOME ?? "", TRUST_FILE))).toBe(false);
+  }, 60_000);
+
+  it("runs no hook of a settings.local.json behind a link out of .harness untrusted, and says so in one line", async () => {
+    const elsewhere = project({ "settings.local.json": hooked("SessionStart", "touch hook-ran") });
+    const cwd = project();
+    symlinkSync(elsewhere, join(cwd, ".harness"));
+    const { code, stderr } = await runHere(["--cwd", cwd, "hi"], await greeting());
+    expect(code).toBe(0);
+    expect(existsSync(join(cwd, "hook-ran"))).toBe(false);
+    expect(stderr.split("\n").filter((line) => line.includes("not applied"))).toEqual([
+      "s06: project settings not applied (not trusted yet): 1 hook in .harness/settings.local.json (a link out of .harness); start the harness at a terminal to review them",
     ]);
   }, 60_000);
 });

@@ -98,13 +98,37 @@ describe("readHookRun", () => {
     });
   });
 
-  it("says when a hook relies on updatedInput, which this course does not apply", () => {
+  it("reads a PreToolUse updatedInput, and says when a hook sends one at an event that has no call to change", () => {
     const stdout = JSON.stringify({
       hookSpecificOutput: { permissionDecision: "allow", updatedInput: { command: "ls" } },
     });
-    const outcome = readHookRun(run({ stdout }), "PreToolUse");
-    expect(outcome.kind === "ok" && outcome.notices).toEqual([
-      'PreToolUse hook "./hook.sh": hookSpecificOutput.updatedInput is not supported here; the call was not changed',
+    const pre = readHookRun(run({ stdout }), "PreToolUse");
+    expect(pre).toMatchObject({
+      kind: "ok",
+      notices: [],
+      output: { hookSpecificOutput: { updatedInput: { command: "ls" } } },
+    });
+    const post = readHookRun(run({ stdout }), "PostToolUse");
+    expect(post.kind === "ok" && post.notices).toEqual([
+      'PostToolUse hook "./hook.sh": hookSpecificOutput.updatedInput is not supported at PostToolUse; nothing was changed',
     ]);
+  });
+
+  it("reads nothing of stdout that is not one JSON value, and says so in one line", () => {
+    const stdout = 'checking...\n{"decision": "block", "reason": "no"}\n';
+    const pre = readHookRun(run({ stdout }), "PreToolUse");
+    expect(pre).toEqual({
+      kind: "ok",
+      text: stdout.trim(),
+      notices: [
+        'PreToolUse hook "./hook.sh" printed something that is not one JSON value (it starts "checking..."), so nothing it printed was read',
+      ],
+    });
+    // where plain text is context for the model, it goes as text: said only when it looks like JSON was meant
+    const prompt = readHookRun(run({ stdout }), "UserPromptSubmit");
+    expect(prompt.kind === "ok" && prompt.notices).toEqual([
+      'UserPromptSubmit hook "./hook.sh" printed something that is not one JSON value (it starts "checking..."), so it was read as text for the model, not as JSON',
+    ]);
+    expect(readHookRun(run({ stdout: "branch: main\n" }), "SessionStart")).toMatchObject({ notices: [] });
   });
 });

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exitCodeFor, REPO_ROOT, usage } from "@harness/cli";
-import { CLAUDE_CODE_TOOL_NAMES, PROJECT_SETTINGS } from "@harness/s05-permissions";
+import { CLAUDE_CODE_TOOL_NAMES, PROJECT_SETTINGS, TRUST_FILE } from "@harness/s05-permissions";
 import {
   codeFences,
   commandWords,
@@ -29,7 +29,6 @@ import { main as s05Main } from "../../s05-permissions/src/main.ts";
 import { chapter, main } from "../src/main.ts";
 import { HOOK_EVENTS } from "../src/runner/hook-input.ts";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, loadHooks } from "../src/runner/load-hooks.ts";
-import { TRUST_FILE } from "../src/runner/trust.ts";
 
 const CHAPTER = join(REPO_ROOT, "s06-hooks");
 const READMES = ["README.md", "README.zh.md"] as const;

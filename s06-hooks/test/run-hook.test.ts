@@ -42,7 +42,7 @@ describe("runHook", () => {
       session_id: "session-1",
       cwd,
       hook_event_name: "PreToolUse",
-      tool_name: "bash",
+      tool_name: "Bash",
       tool_input: { command: "ls" },
       tool_use_id: "toolu_1",
     });

@@ -1,7 +1,7 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { historyProblems } from "@harness/shared";
 import { describe, expect, it } from "vitest";
-import { submitPrompt } from "../src/submit-prompt.ts";
+import { isHookContext, submitPrompt } from "../src/submit-prompt.ts";
 import { commandHook } from "./command-hook.ts";
 
 const session = { sessionId: "s", cwd: process.cwd() };
@@ -34,7 +34,7 @@ describe("submitPrompt", () => {
     expect(historyProblems(messages)).toEqual([]);
   });
 
-  it("adds the hooks' context and the given context after the prompt, as text blocks", async () => {
+  it("puts SessionStart's context and the hooks' before the prompt, as blocks labelled with their event", async () => {
     const messages: MessageParam[] = [{ role: "user", content: "hi" }];
     const hooks = [commandHook("echo 'branch: main'", { event: "UserPromptSubmit" })];
     const submitted = await submitPrompt(messages, hooks, options(["from SessionStart"]));
@@ -42,13 +42,15 @@ describe("submitPrompt", () => {
       {
         role: "user",
         content: [
+          { type: "text", text: "[SessionStart hook]\nfrom SessionStart" },
+          { type: "text", text: "[UserPromptSubmit hook]\nbranch: main" },
           { type: "text", text: "hi" },
-          { type: "text", text: "from SessionStart" },
-          { type: "text", text: "branch: main" },
         ],
       },
     ]);
     expect(submitted).toEqual({ kind: "sent", prompt: messages[0], notices: [] });
+    const texts = (messages[0].content as { text: string }[]).map((block) => block.text);
+    expect(texts.map(isHookContext)).toEqual([true, true, false]);
   });
 
   it("says what was sent of a prompt joined to an unanswered message: its own blocks, context included", async () => {
@@ -61,13 +63,13 @@ describe("submitPrompt", () => {
       prompt: {
         role: "user",
         content: [
+          { type: "text", text: "[SessionStart hook]\nfrom SessionStart" },
           { type: "text", text: "and now?" },
-          { type: "text", text: "from SessionStart" },
         ],
       },
       notices: [],
     });
-    expect(messages[0].content).toHaveLength(3); // the result, the prompt, the context
+    expect(messages[0].content).toHaveLength(3); // the result, the context, the prompt
   });
 
   it("leaves the prompt as typed when no hook has anything to say", async () => {

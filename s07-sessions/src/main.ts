@@ -34,7 +34,7 @@ export const chapter: ChapterCli<HookStopReason> = {
     const terminal = io.stdin.isTTY === true;
     // read before any model call: a bad trace id, rule, settings file or mode stops here
     const trace = openTrace(options, io.env);
-    const { settings, mode } = readPermissions(options);
+    const permissions = readPermissions(options);
     // the model: the API with a key, else the scripted model, offline; each turn streamed
     const { client, model } = connect(() => new ScriptedModel({ brain: demoBrain }));
     const send = sendStreamed(client);
@@ -59,11 +59,12 @@ export const chapter: ChapterCli<HookStopReason> = {
     const started = await startHooks({
       session: { sessionId: session.writer.sessionId, cwd },
       transcriptPath: resumed ? session.writer.path : undefined,
+      permissions,
       ask: terminal ? ask : undefined,
-      notice: (line) => say(`hooks: ${line}`),
+      say,
     });
     const askPermission = askPermissionWith(ask, cwd, (line) => view.note(line));
-    const { runCall, hooks } = hookSeams(started, { settings, mode, ask: askPermission, notice });
+    const { runCall, hooks } = hookSeams(started, { ask: askPermission, notice });
     const bashTimeoutMs = options.bashTimeoutSeconds * 1000;
     const afterSession = sessionAfterRun(session, say); // repaired if it threw; where it is written
     const afterTrace = traceAfterRun(trace, (line) => view.note(line), cwd, io.env); // where the trace is

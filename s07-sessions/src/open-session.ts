@@ -3,10 +3,11 @@
  * copy of either (`--fork`). A session resumed in place is locked first, then read; a torn last
  * line is cut off, and tool calls left without a result are answered "interrupted", in the file
  * too. A session that another running process holds is forked instead: both go on, neither loses
- * a line. What was done is said in `notes`, one line each.
+ * a line. A transcript whose header names another project (two paths that differ only in
+ * punctuation share a data folder) is refused. What was done is said in `notes`, one line each.
  */
 import { truncateSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { historyProblems } from "@harness/shared";
 import { addMessage } from "./add-message.ts";
@@ -64,11 +65,11 @@ export function openSession(choice: SessionChoice, options: OpenSessionOptions):
   if (reachable) throw new Error(`the transcripts must be out of the tools' reach: ${reachable}`);
   if (choice.kind === "new") return start(dir, options, []);
   const file = choice.kind === "continue" ? latest(dir) : findSession(dir, choice.id);
-  if (choice.fork) return fork(dir, options, file, [], readTranscript(file.path));
+  if (choice.fork) return fork(dir, options, file, [], ofThisProject(readTranscript(file.path), options.cwd));
   const lock = lockSession(lockPath(dir, file.id));
   if (lock.kind === "in_use") {
     const note = `session ${file.id} is open in process ${lock.pid}: forked it, so neither loses a line`;
-    return fork(dir, options, file, [note], readTranscript(file.path));
+    return fork(dir, options, file, [note], ofThisProject(readTranscript(file.path), options.cwd));
   }
   try {
     return resume(options, file, lock);
@@ -97,7 +98,7 @@ function start(dir: string, options: OpenSessionOptions, notes: string[], forked
 
 /** The session in place: the torn line cut off, the unanswered calls answered. */
 function resume(options: OpenSessionOptions, file: SessionFile, lock: HeldLock): OpenSession {
-  const transcript = readTranscript(file.path); // read once locked: no one appends any more
+  const transcript = ofThisProject(readTranscript(file.path), options.cwd); // read once locked: no one appends any more
   const history = historyOf(transcript.records);
   const repair = checked(transcript, history);
   const notes = [`resumed session ${file.id}: ${count(transcript.records.length)} (${file.path})`];
@@ -132,6 +133,15 @@ function fork(
   if (transcript.torn) notes.push(`${tornNote(transcript)}: left out of the fork`);
   notes.push(...repaired(session.writer, history, repair));
   return session;
+}
+
+/** `transcript`, when its header names the project in `cwd`; otherwise a `TranscriptError`. */
+function ofThisProject(transcript: Transcript, cwd: string): Transcript {
+  const { header, path } = transcript;
+  if (resolve(header.cwd) === resolve(cwd)) return transcript;
+  throw new TranscriptError(
+    `${path}: a session of another project (${header.cwd}), not of ${resolve(cwd)}; the file is left as it is`,
+  );
 }
 
 /** The repair `history` needs, once the whole is known to be one the API accepts. */

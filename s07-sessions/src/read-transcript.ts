@@ -3,10 +3,10 @@
  * disk: a last line without one, or one that is not JSON, was cut short by a crash or a power cut
  * (or is being written by another process right now), and is skipped and reported. Anything else
  * that is wrong (a bad line before the last, a header from a newer version, a file that is not a
- * transcript, records that do not follow one another) is an error, and nothing is guessed: the
- * loader never rewrites a file it does not understand.
+ * transcript, records that do not follow one another, a symbolic link in its place) is an error,
+ * and nothing is guessed: the loader never rewrites a file it does not understand.
  */
-import { readFileSync } from "node:fs";
+import { lstatSync, readFileSync, readlinkSync } from "node:fs";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { z } from "zod";
 import { addMessage } from "./add-message.ts";
@@ -55,14 +55,21 @@ export interface Transcript {
 
 /**
  * Read the transcript at `path`.
- * Throws `TranscriptError` when it cannot be read, is not a transcript, comes from a newer
- * version, or has a bad line before its last.
+ * Throws `TranscriptError` when it cannot be read, is a symbolic link (a transcript is a file of
+ * the harness's own: one that points elsewhere would be read from and appended to there), is not
+ * a transcript, comes from a newer version, or has a bad line before its last.
  */
 export function readTranscript(path: string): Transcript {
   let bytes: Buffer;
   try {
+    if (lstatSync(path).isSymbolicLink()) {
+      throw new TranscriptError(
+        `${path} is a symbolic link (to ${readlinkSync(path)}), not a transcript of its own; the file is left as it is`,
+      );
+    }
     bytes = readFileSync(path);
   } catch (error) {
+    if (error instanceof TranscriptError) throw error;
     throw new TranscriptError(`${path} cannot be read: ${(error as Error).message}`);
   }
   const fail = (why: string) => new TranscriptError(`${path}: ${why}; the file is left as it is`);

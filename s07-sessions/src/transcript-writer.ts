@@ -7,12 +7,14 @@
  *
  * A transcript is only ever appended to. A new session's file appears with its first message,
  * whole: it is written beside its final name and renamed into place, so an empty or half-made
- * file never exists. Keys are redacted as in a trace (s04): a transcript never holds one.
+ * file never exists. A write that fails (a full disk) takes back what it wrote of its line and
+ * throws one line naming the file and what it holds; a transcript that is a symbolic link is never
+ * written through. Keys are redacted as in a trace (s04): a transcript never holds one.
  */
-import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, constants, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import { redactLine } from "@harness/s04-tracing";
+import { appendWhole, redactLine, whyNot } from "@harness/s04-tracing";
 import type { TokenUsage } from "@harness/shared";
 import type { MessageRecord, SessionHeader } from "./store/transcript-record.ts";
 
@@ -116,13 +118,18 @@ export class TranscriptWriter {
 
   private write(records: readonly MessageRecord[]): void {
     const text = records.map((record) => `${this.line(record)}\n`).join("");
+    const what = `the transcript ${this.path}`;
     if (!this.exists) {
-      createWhole(this.path, `${this.line(this.header)}\n${text}`);
+      try {
+        createWhole(this.path, `${this.line(this.header)}\n${text}`);
+      } catch (error) {
+        throw new Error(`${what} could not be written (${whyNot(error)}): the session has none yet`, { cause: error });
+      }
       this.exists = true;
     } else {
-      const bytes = Buffer.from(text);
-      this.fd ??= openSync(this.path, "a");
-      for (let done = 0; done < bytes.length; ) done += writeSync(this.fd, bytes, done);
+      // appended to, never followed: a link put in its place is refused (ELOOP), not written through
+      this.fd ??= openSync(this.path, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
+      appendWhole(this.fd, Buffer.from(text), { what, kept: "every message before this one, whole" });
     }
     this.last = records.at(-1)?.id ?? this.last;
   }

@@ -133,9 +133,9 @@ describe("agentLoop with a transcript", () => {
     expect(onDiskAtCalls[0]).toEqual(sent[0]);
     expect(onDisk).toEqual(messages);
     expect(onDisk[0].content).toEqual([
+      { type: "text", text: "[SessionStart hook]\nfrom SessionStart" },
+      { type: "text", text: "[UserPromptSubmit hook]\nbranch: main" },
       { type: "text", text: "Please do the task." },
-      { type: "text", text: "from SessionStart" },
-      { type: "text", text: "branch: main" },
     ]);
   });
 

@@ -36,7 +36,7 @@ export const exercises = [
     // every lock taken over, a running holder's too: two processes write one transcript
     id: 4,
     file: "src/store/lock-session.ts",
-    find: 'if (isRunning(holder)) return { kind: "in_use", pid: holder }; // this process too: one writer per file',
+    find: 'if (holder !== undefined && isRunning(holder)) return { kind: "in_use", pid: holder }; // this process too: one writer per file',
     replace: "",
     test: "never lets two processes that resume one session write to it at once",
     expect: "fail",

@@ -55,6 +55,44 @@ describe("lockSession", () => {
     expect(readdirSync(dir)).toEqual(["s.lock"]);
   });
 
+  it.each([
+    ["garbage", "not a pid\n"],
+    ["nothing", ""],
+    ["a pid that is not one", "-3\n"],
+  ])("takes over a lock that holds %s: no running process holds it", (_, held) => {
+    const dir = tempDir();
+    const path = join(dir, "s.lock");
+    writeFileSync(path, held);
+    expect(lockSession(path).kind).toBe("held");
+    expect(readFileSync(path, "utf8")).toBe(`${process.pid}\n`);
+    expect(readdirSync(dir)).toEqual(["s.lock"]);
+  });
+
+  it("deletes the right to clear a stale lock that a process which died clearing it left behind", () => {
+    const dir = tempDir();
+    const path = join(dir, "s.lock");
+    const dead = deadPid();
+    writeFileSync(path, `${dead}\n`);
+    writeFileSync(`${path}.${dead}.dead`, `${deadPid()}\n`); // its clearer died before it was done
+    expect(lockSession(path).kind).toBe("held");
+    expect(readdirSync(dir)).toEqual(["s.lock"]);
+  });
+
+  it("leaves the right of a clearer that still runs alone, and the lock with it", async () => {
+    const dir = tempDir();
+    const path = join(dir, "s.lock");
+    const dead = deadPid();
+    const clearer = spawn("sleep", ["30"]);
+    try {
+      writeFileSync(path, `${dead}\n`);
+      writeFileSync(`${path}.${dead}.dead`, `${clearer.pid}\n`);
+      expect(lockSession(path)).toEqual({ kind: "in_use", pid: dead });
+      expect(readFileSync(path, "utf8")).toBe(`${dead}\n`);
+    } finally {
+      clearer.kill("SIGKILL");
+    }
+  });
+
   it("releases only its own lock", () => {
     const path = join(tempDir(), "s.lock");
     const lock = lockSession(path);
@@ -66,6 +104,7 @@ describe("lockSession", () => {
   it.each([
     ["free", () => undefined],
     ["left by a process that died", () => `${deadPid()}\n`],
+    ["holding garbage", () => "not a pid\n"],
   ])("goes to exactly one of eight processes that try at once when %s", { timeout: 60_000 }, async (_, before) => {
     const dir = tempDir();
     const path = join(dir, "s.lock");

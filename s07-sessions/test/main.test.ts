@@ -6,7 +6,7 @@
  * scripted model's strict checks (it answers an invalid one with the API's 400, and the run fails),
  * and is the history the session had, the new prompt after it.
  */
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MessageParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import { projectSlug } from "@harness/s04-tracing";
@@ -19,7 +19,7 @@ import {
   toolUse,
 } from "@harness/scripted-model";
 import { historyProblems } from "@harness/shared";
-import { cliRunner, fakeTerminal, until } from "@harness/testkit";
+import { cliRunner, failWrites, fakeTerminal, until } from "@harness/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { INTERRUPTED } from "../src/interrupted-results.ts";
 import { main } from "../src/main.ts";
@@ -463,6 +463,79 @@ describe("pnpm s07", () => {
       },
       60_000,
     );
+
+    it("refuses a transcript whose header names another project (two paths that share a data folder)", async () => {
+      const parent = project();
+      const [dashed, dotted] = ["a-b", "a.b"].map((name) => join(parent, name));
+      for (const dir of [dashed, dotted]) mkdirSync(dir);
+      const { model, env } = await served([textReply("Hello from a-b.")]);
+      await runHere(["--cwd", dashed, "hi"], env);
+      const path = onlyTranscript(dashed, env);
+      expect(onlyTranscript(dotted, env)).toBe(path); // /…/a-b and /…/a.b: one slug
+      const before = readFileSync(path);
+      const run = await runHere(["--cwd", dotted, "--continue", RECALL], env);
+      expect(run.code).toBe(1);
+      expect(run.stderr.split("\n").slice(1)).toEqual([
+        `s07: error: ${path}: a session of another project (${dashed}), not of ${dotted}; the file is left as it is`,
+        "",
+      ]);
+      expect(readFileSync(path).equals(before)).toBe(true);
+      expect(model.requests).toHaveLength(1);
+    }, 60_000);
+
+    it("refuses a transcript that is a symbolic link, and writes nothing through it", async () => {
+      const cwd = project({}, { git: true });
+      const { model, env } = await served(BRANCH_REPLIES);
+      await runHere(["--cwd", cwd, ...BRANCH], env);
+      const path = onlyTranscript(cwd, env);
+      const elsewhere = join(project(), "notes.jsonl"); // a file the link points at
+      renameSync(path, elsewhere);
+      symlinkSync(elsewhere, path);
+      const before = readFileSync(elsewhere);
+      for (const choice of [["--continue"], ["--continue", "--fork"]]) {
+        const run = await runHere(["--cwd", cwd, ...choice, RECALL], env);
+        expect(run.code).toBe(1);
+        expect(run.stderr.split("\n").slice(1)).toEqual([
+          `s07: error: ${path} is a symbolic link (to ${elsewhere}), not a transcript of its own; the file is left as it is`,
+          "",
+        ]);
+      }
+      expect(readFileSync(elsewhere).equals(before)).toBe(true);
+      expect(model.requests).toHaveLength(2);
+    }, 60_000);
+
+    it("says in one line that a full disk stopped the transcript, and what it holds: every message before, whole", async () => {
+      const cwd = project({}, { git: true });
+      const { model, env } = await served([...BRANCH_REPLIES, RECALLED]);
+      await runHere(["--cwd", cwd, ...BRANCH], env);
+      const path = onlyTranscript(cwd, env);
+      const before = readFileSync(path);
+      failWrites({ matches: (file) => file === path, room: 40 }); // the prompt's line gets 40 bytes in
+      const run = await runHere(["--cwd", cwd, "--continue", RECALL], env);
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim().split("\n").at(-1)).toBe(
+        `s07: error: the transcript ${path} could not be written (no space left on the disk, ENOSPC): it holds every message before this one, whole`,
+      );
+      expect(readFileSync(path).equals(before)).toBe(true); // the 40 bytes of a torn line taken back
+      expect(readTranscript(path).torn).toBeUndefined();
+      expect(model.requests).toHaveLength(2); // the prompt was never sent: it is not on disk
+    }, 60_000);
+
+    it("takes over a lock that holds no pid (empty, or garbage), and resumes the session in place", async () => {
+      const cwd = project({}, { git: true });
+      const { env } = await served([...BRANCH_REPLIES, RECALLED, textReply("Still main.")]);
+      await runHere(["--cwd", cwd, ...BRANCH], env);
+      const path = onlyTranscript(cwd, env);
+      const id = readTranscript(path).header.id;
+      for (const held of ["not a pid\n", ""]) {
+        writeFileSync(path.replace(/\.jsonl$/, ".lock"), held);
+        const run = await runHere(["--cwd", cwd, "--continue", RECALL], env);
+        expect(run.code).toBe(0);
+        expect(run.stderr).toContain(`s07: resumed session ${id}: `);
+        expect(run.stderr).not.toContain("forked");
+      }
+      expect(transcripts(cwd, env)).toEqual([`${id}.jsonl`]); // no fork, and the lock released
+    }, 60_000);
 
     it("asks for an id when --resume has no terminal to pick on, naming the latest", async () => {
       const cwd = project({}, { git: true });

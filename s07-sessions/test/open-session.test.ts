@@ -43,8 +43,8 @@ describe("openSession", () => {
   it("continues the most recent session, and resumes one by id or by its first characters", () => {
     const where = setting();
     mkdirSync(where.dir, { recursive: true });
-    const older = writeSession(where.dir, CONVERSATION.slice(0, 1));
-    const newer = writeSession(where.dir);
+    const older = writeSession(where.dir, CONVERSATION.slice(0, 1), where.cwd);
+    const newer = writeSession(where.dir, CONVERSATION, where.cwd);
     const continued = open({ kind: "continue", fork: false }, where);
     expect(continued.writer.sessionId).toBe(newer.id);
     expect(continued.history).toEqual(CONVERSATION);
@@ -62,7 +62,7 @@ describe("openSession", () => {
   it("answers tool calls left without results, in memory and in the file, and says so", () => {
     const where = setting();
     mkdirSync(where.dir, { recursive: true });
-    const killed = writeSession(where.dir, CONVERSATION.slice(0, 2)); // stopped while the tool ran
+    const killed = writeSession(where.dir, CONVERSATION.slice(0, 2), where.cwd); // stopped while the tool ran
     const session = open({ kind: "continue", fork: false }, where);
     expect(historyProblems(session.history)).toEqual([]);
     expect(session.history.at(-1)).toEqual({
@@ -79,7 +79,7 @@ describe("openSession", () => {
   it("cuts a torn last line off the file it resumes, so the next line starts on a line of its own", () => {
     const where = setting();
     mkdirSync(where.dir, { recursive: true });
-    const { path } = writeSession(where.dir);
+    const { path } = writeSession(where.dir, CONVERSATION, where.cwd);
     const whole = readFileSync(path);
     const torn = '{"type":"message","id":"torn-by-a-crash","par';
     appendFileSync(path, torn);
@@ -93,7 +93,7 @@ describe("openSession", () => {
   it("forks into a new session with forkedFrom, leaving the original byte for byte", () => {
     const where = setting();
     mkdirSync(where.dir, { recursive: true });
-    const original = writeSession(where.dir, CONVERSATION.slice(0, 2));
+    const original = writeSession(where.dir, CONVERSATION.slice(0, 2), where.cwd);
     const before = readFileSync(original.path);
     const session = open({ kind: "resume", id: original.id, fork: true }, where);
     expect(session.writer.sessionId).not.toBe(original.id);
@@ -113,7 +113,7 @@ describe("openSession", () => {
   it("forks a session another running process holds, and never writes to it", async () => {
     const where = setting();
     mkdirSync(where.dir, { recursive: true });
-    const original = writeSession(where.dir);
+    const original = writeSession(where.dir, CONVERSATION, where.cwd);
     const before = readFileSync(original.path);
     const holder = spawn("sleep", ["30"]);
     try {
@@ -134,7 +134,7 @@ describe("openSession", () => {
   it("refuses a transcript whose history the API would refuse, leaves it as it is, and releases the lock", () => {
     const where = setting();
     mkdirSync(where.dir, { recursive: true });
-    const { path, id } = writeSession(where.dir, [CONVERSATION[0], CONVERSATION[2]]); // a result answering nothing
+    const { path, id } = writeSession(where.dir, [CONVERSATION[0], CONVERSATION[2]], where.cwd); // a result answering nothing
     const before = readFileSync(path);
     expect(() => open({ kind: "continue", fork: false }, where)).toThrow(
       "its history is not one the API accepts (messages.0: `tool_result` block(s) provided when previous message does not contain any `tool_use` blocks)",

@@ -33,9 +33,9 @@ export const CONVERSATION: MessageParam[] = [
   { role: "assistant", content: [{ type: "text", text: "The current branch is main." }] },
 ];
 
-/** Write `messages` as a new session in `dir`; its path and writer. */
-export function writeSession(dir: string, messages: MessageParam[] = CONVERSATION) {
-  const h = header();
+/** Write `messages` as a new session of the project in `cwd`, in `dir`; its path and writer. */
+export function writeSession(dir: string, messages: MessageParam[] = CONVERSATION, cwd?: string) {
+  const h = header(undefined, cwd);
   const writer = new TranscriptWriter(join(dir, `${h.id}.jsonl`), h, { model: "test-model", secrets: [] });
   for (const message of messages) {
     writer.append(

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { failWrites } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
 import { readTranscript } from "../src/read-transcript.ts";
 import { type MessageEvent, TranscriptWriter } from "../src/transcript-writer.ts";
@@ -82,5 +83,17 @@ describe("TranscriptWriter", () => {
     expect(() =>
       writer.record({ type: "message", message: { role: "user", content: "hi" } } as MessageEvent),
     ).toThrow();
+  });
+
+  it("says in one line that a full disk kept a new session from having a transcript, and leaves no file", () => {
+    const h = header();
+    const dir = tempDir();
+    const path = join(dir, `${h.id}.jsonl`);
+    failWrites({ matches: (file) => file.startsWith(path), room: 10 });
+    const writer = new TranscriptWriter(path, h, { model: "m", secrets: [] });
+    expect(() => writer.append({ role: "user", content: "hi" })).toThrow(
+      `the transcript ${path} could not be written (no space left on the disk, ENOSPC): the session has none yet`,
+    );
+    expect(readdirSync(dir)).toEqual([]); // neither the file nor the one it was written beside
   });
 });

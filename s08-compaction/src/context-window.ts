@@ -2,9 +2,10 @@
  * The context window as one seam the loop calls, `fit`, and one it sends through, `send`, both
  * built by main.ts. Before each model call `fit` clears old tool results above the first
  * threshold and summarises the history above the second. `send` is the model call wrapped: when
- * the API still refuses the history as too long, it takes on the window the refusal names,
- * summarises once and sends again. Each response is measured as the window hears the loop's events
- * (`observe`); what happens to the context is told as `context` events.
+ * the API still refuses the history as too long, it takes on the window the refusal names (naming
+ * none, the refused request's size), says so once, summarises and sends again. Each response is
+ * measured as the window hears the loop's events (`observe`); what happens to the context is told
+ * as `context` events.
  *
  * Three modes: `client` (this chapter's mechanism), `server` (the API's context management, asked
  * for with each request), `off` (nothing: the history grows until the API refuses it).
@@ -50,6 +51,11 @@ export type ContextChange =
   | { kind: "cleared"; results: number; before: number; after: number }
   /** The history was summarised: `summarised` messages became a summary, `kept` stayed. */
   | { kind: "compacted"; why: CompactionTrigger; summarised: number; kept: number; before: number; after: number }
+  /**
+   * A refusal showed the window is smaller than set: from now on it is `size.window` tokens, not
+   * `was`; `named` when the refusal named it, else it is the refused request's size.
+   */
+  | { kind: "window"; was: number; named: boolean; size: ContextSize }
   /** A compaction failed; `failures` in a row so far. */
   | { kind: "compaction_failed"; why: CompactionTrigger; reason: string; failures: number }
   /** The server compacted the conversation: its response opens with a `compaction` block. */
@@ -95,7 +101,6 @@ export class ContextWindow {
   private meter: ContextMeter;
   private readonly mode: CompactionMode;
   private failures = 0; // compactions failed in a row, in this run
-  private maximumUnknown = false; // the last refusal named no maximum
   private shape: { system: unknown; tools: Tool[] }; // the last request's, for estimates and summaries
   private history: readonly MessageParam[] = []; // the last request's: a response measures it
   private turnNumber = 0; // the loop's call in progress: a resend is the same turn
@@ -160,11 +165,12 @@ export class ContextWindow {
     try {
       return await this.options.send(request, signal, emit);
     } catch (error) {
-      const refusal = (this.options.tooLong ?? promptTooLong)(error);
+      const refusal = this.tooLong(error);
       if (this.mode === "off" || refusal === null) throw error;
       this.options.emit?.({ type: "model_error", error }); // the refused call, in the trace
-      this.maximumUnknown = refusal.maximum === undefined;
-      if (refusal.maximum !== undefined) this.shrinkTo(refusal.maximum);
+      // the window is the one the refusal names; naming none, it is smaller than what was refused
+      const refused = this.meter.size(request.messages).tokens;
+      this.shrinkTo(refusal.maximum ?? refused, request.messages, refusal.maximum !== undefined);
       const unsent = await this.compact(request.messages, "too_long", signal);
       if (unsent === "aborted") return null;
       if (unsent) throw new ContextOverflow("the history does not fit the context window, even summarised");
@@ -172,7 +178,7 @@ export class ContextWindow {
       try {
         return await this.options.send(request, signal, emit);
       } catch (again) {
-        if ((this.options.tooLong ?? promptTooLong)(again) === null) throw again;
+        if (this.tooLong(again) === null) throw again;
         this.options.emit?.({ type: "model_error", error: again });
         throw new ContextOverflow("the API refused the history as too long, even summarised", { cause: again });
       }
@@ -191,7 +197,6 @@ export class ContextWindow {
     instructions?: string,
   ): Promise<Unfit | null> {
     const before = this.meter.size(messages).tokens;
-    if (why === "too_long" && this.maximumUnknown) this.shrinkTo(before); // it did not fit: the window is smaller
     const outcome = await compactHistory(this.options.send, messages, {
       model: this.options.model,
       tools: this.shape.tools,
@@ -199,6 +204,8 @@ export class ContextWindow {
       instructions,
       maxTokens: Math.min(SUMMARY_MAX_TOKENS, this.budget.outputReserve),
       tailTokens: why === "by_hand" ? 0 : this.limits.tail,
+      requestTokens: this.limits.usable, // a summary request must fit the window too
+      tooLong: this.tooLong,
       describeError: this.options.describeError,
     });
     if (outcome.kind === "aborted") return "aborted";
@@ -227,12 +234,17 @@ export class ContextWindow {
     this.options.emit?.({ type: "context", change, messages });
   }
 
-  /** Take on a window of `maximum` tokens when it is smaller than the window's. */
-  private shrinkTo(maximum: number): void {
-    if (maximum >= this.budget.window) return;
+  /** Take on a window of `maximum` tokens when it is smaller than the window's, and say so (once: the next is not smaller). */
+  private shrinkTo(maximum: number, messages: readonly MessageParam[], named: boolean): void {
+    const was = this.budget.window;
+    if (maximum >= was) return;
     this.budget = contextBudgetFor(this.options.model, maximum);
     this.meter = this.meterFor(this.budget);
+    this.tell({ kind: "window", was, named, size: this.meter.size(messages) }, messages);
   }
+
+  /** The reader of "too long" refusals (default: the Messages API's). */
+  private readonly tooLong = (error: unknown): PromptTooLong | null => (this.options.tooLong ?? promptTooLong)(error);
 
   private meterFor(budget: ContextBudget): ContextMeter {
     return new ContextMeter(budget, (messages) => estimateTokens([this.shape.system, this.shape.tools, messages]));

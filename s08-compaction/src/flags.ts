@@ -111,8 +111,8 @@ export function contextLines(note: (line: string) => void) {
     show(event: { type: string }): void {
       const heard = event as ContextEvent;
       if (heard.type !== "context") return;
-      if (heard.change.kind === "measured") size = heard.change.size;
-      else note(describeChange(heard.change));
+      if (heard.change.kind === "measured" || heard.change.kind === "window") size = heard.change.size;
+      if (heard.change.kind !== "measured") note(describeChange(heard.change));
     },
     /** After each answer: how full the context is. */
     afterRun(): void {
@@ -151,6 +151,10 @@ function describeChange(change: Exclude<ContextEvent["change"], { kind: "measure
       return change.why === "by_hand"
         ? `context: not compacted: ${change.reason}`
         : `context: compaction failed (${change.failures} in a row): ${change.reason}`;
+    case "window":
+      return change.named
+        ? `context: the API's window is ${n(change.size.window)} tokens, not ${n(change.was)}: kept inside it from now on`
+        : `context: the API refused ${n(change.size.window)} tokens as too long: the window is taken as that, not ${n(change.was)}`;
     case "server_compacted":
       return "context: the server summarised the conversation (its compaction block goes back as it came)";
   }

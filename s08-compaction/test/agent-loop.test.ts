@@ -181,7 +181,16 @@ describe("agentLoop keeps a long session inside the window", () => {
       if (e.type === "model_call") return [`model_call ${(e as LoopEvent & { type: "model_call" }).turnNumber}`];
       return ["model_error", "turn", "end"].includes(e.type) ? [e.type] : [];
     });
-    expect(told).toEqual(["model_call 1", "model_error", "compacted", "model_call 1", "turn", "measured", "end"]);
+    expect(told).toEqual([
+      "model_call 1",
+      "model_error",
+      "window", // the refusal named the model's 3,000 tokens: taken on, and said
+      "compacted",
+      "model_call 1",
+      "turn",
+      "measured",
+      "end",
+    ]);
     expect(events.find((e) => e.type === "context" && (e as ContextEvent).change.kind === "compacted")).toMatchObject({
       change: { why: "too_long" },
     });

@@ -1,20 +1,27 @@
 /**
  * A compaction through the scripted model, its summaries scripted (or written by `sessionBrain`,
  * which lists the notes it was sent): the summary is asked of the model with the history as it
- * is, the history becomes that summary and a tail, facts stated early survive, and every way a
- * compaction can fail leaves the history as it was.
+ * is, the history becomes that summary and a tail, facts stated early survive, a head too long
+ * for one request is summarised in parts (asked again in smaller ones when the model refuses a
+ * part as too long), and every way a compaction can fail leaves the history as it was.
  */
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { describeError } from "@harness/cli";
 import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
 import { sendStreamed } from "@harness/s03-streaming";
-import { ScriptedModel, textReply } from "@harness/scripted-model";
+import { estimateInputTokens, ScriptedModel, textReply } from "@harness/scripted-model";
 import { historyProblems } from "@harness/shared";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type CompactOptions, compactHistory, SUMMARY_OPENING } from "../src/compaction/compact-history.ts";
+import {
+  type CompactOptions,
+  compactHistory,
+  MAX_SUMMARY_REFUSALS,
+  SUMMARY_OPENING,
+} from "../src/compaction/compact-history.ts";
 import { SUMMARY_PROMPT, SUMMARY_RESULT_CHARS } from "../src/compaction/request-summary.ts";
 import { estimateTokens } from "../src/measure-context.ts";
+import { promptTooLong } from "../src/prompt-too-long.ts";
 import { answer, historyFrom, steps, tools } from "./histories.ts";
 import { sessionBrain } from "./session-brain.ts";
 
@@ -122,6 +129,53 @@ describe("compactHistory", () => {
     expect(messages).toEqual(before);
   });
 
+  it("summarises a head longer than a summary request may be in parts, each request carrying the summary so far", async () => {
+    const model = new ScriptedModel({ brain: sessionBrain });
+    const messages = historyFrom(
+      Array.from({ length: 8 }, () => tools(1, 400)),
+      NEEDLE,
+    );
+    const requestTokens = 1500; // the whole head's request would be about 2,000
+    const outcome = await compactHistory(sendStreamed(model.client()), messages, options({ requestTokens }));
+    expect(outcome).toMatchObject({ kind: "compacted" });
+    expect(model.requests.length).toBeGreaterThan(1);
+    for (const [i, asked] of model.requests.entries()) {
+      expect(estimateTokens(asked.body)).toBeLessThanOrEqual(requestTokens);
+      // the first part opens with the first prompt; every later one with the summary before it
+      expect(JSON.stringify(asked.body.messages[0])).toContain(i === 0 ? NEEDLE : SUMMARY_OPENING);
+      expect(historyProblems(asked.body.messages)).toEqual([]);
+    }
+    expect(JSON.stringify(messages[0])).toContain(NEEDLE); // kept through every part
+    expect(historyProblems(messages)).toEqual([]);
+  });
+
+  it("asks again in smaller parts when a summary call is refused as too long, but never a single turn again", async () => {
+    // the estimate says 3,000 tokens fit; the model reads 1,500 (a tokenizer that counts more, say)
+    const model = new ScriptedModel({ brain: sessionBrain, contextWindow: 1500 });
+    const messages = historyFrom(
+      Array.from({ length: 8 }, () => tools(1, 400)),
+      NEEDLE,
+    );
+    const send = sendStreamed(model.client({ maxRetries: 0 }));
+    const outcome = await compactHistory(send, messages, options({ requestTokens: 3000, tooLong: promptTooLong }));
+    expect(outcome).toMatchObject({ kind: "compacted" });
+    const refused = model.requests.filter((r) => estimateInputTokens(r.body) > 1500);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.length).toBeLessThanOrEqual(MAX_SUMMARY_REFUSALS);
+    expect(JSON.stringify(messages[0])).toContain(NEEDLE);
+    // a first turn larger than the model reads: sent once, refused, and the history stays as it was
+    const huge = historyFrom([tools(1, 400), tools(1, 400)], `${NEEDLE} ${"x".repeat(6000)}`);
+    const before = structuredClone(huge);
+    const small = new ScriptedModel({ brain: sessionBrain, contextWindow: 1500 });
+    const told = options({ requestTokens: 1500, tooLong: promptTooLong, describeError });
+    expect(await compactHistory(sendStreamed(small.client({ maxRetries: 0 })), huge, told)).toEqual({
+      kind: "failed",
+      reason: expect.stringMatching(/^the summary call failed: .*prompt is too long: \d+ tokens > 1500 maximum$/),
+    });
+    expect(small.requests).toHaveLength(1);
+    expect(huge).toEqual(before);
+  });
+
   it("has nothing to summarise in a history of one message", async () => {
     const messages: MessageParam[] = [{ role: "user", content: "hi" }];
     expect(await compactHistory(sendStreamed(new ScriptedModel().client()), messages, options())).toEqual({
@@ -132,13 +186,19 @@ describe("compactHistory", () => {
 
   it("turns any valid history into one the API accepts, through the real SDK and the scripted model (property)", async () => {
     await fc.assert(
-      fc.asyncProperty(steps, fc.integer({ min: 0, max: 3000 }), async (history, tail) => {
-        const messages = historyFrom(history, NEEDLE);
-        const model = new ScriptedModel({ brain: sessionBrain });
-        const outcome = await compactHistory(sendStreamed(model.client()), messages, options({ tailTokens: tail }));
-        expect(historyProblems(messages)).toEqual([]);
-        if (outcome.kind === "compacted") expect(JSON.stringify(messages)).toContain(NEEDLE);
-      }),
+      fc.asyncProperty(
+        steps,
+        fc.integer({ min: 0, max: 3000 }),
+        fc.integer({ min: 1200, max: 20_000 }),
+        async (history, tail, request) => {
+          const messages = historyFrom(history, NEEDLE);
+          const model = new ScriptedModel({ brain: sessionBrain });
+          const parts = options({ tailTokens: tail, requestTokens: request });
+          const outcome = await compactHistory(sendStreamed(model.client()), messages, parts);
+          expect(historyProblems(messages)).toEqual([]);
+          if (outcome.kind === "compacted") expect(JSON.stringify(messages)).toContain(NEEDLE);
+        },
+      ),
       { numRuns: 60 },
     );
   });

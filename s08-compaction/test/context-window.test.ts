@@ -64,14 +64,28 @@ describe("ContextWindow.send", () => {
     expect(window.limits.usable).toBeLessThan(5000); // the window the refusal named is taken on
   });
 
+  it("says the window a refusal names once: a later refusal naming the same one changes nothing", async () => {
+    const summary = textReply("## Task\n- the summary");
+    const { window, changes } = windowOn([refusal, summary, textReply("one"), refusal, summary, textReply("two")], {
+      maximum: 5000,
+    });
+    for (const _ of [1, 2]) await window.send(request(historyFrom([tools(2, 4000), tools(2, 4000)])), signal);
+    const said = changes.filter((c) => c.kind === "window");
+    expect(said).toEqual([
+      { kind: "window", was: 200_000, named: true, size: expect.objectContaining({ window: 5000 }) },
+    ]);
+    expect(changes.filter((c) => c.kind === "compacted")).toHaveLength(2);
+  });
+
   it("bounds the window by the refused request when the refusal names no maximum", async () => {
-    const { window } = windowOn([refusal, textReply("## Task\n- the summary"), textReply("answered")]);
+    const { window, changes } = windowOn([refusal, textReply("## Task\n- the summary"), textReply("answered")]);
     const before = window.limits.usable;
     const messages = historyFrom([tools(2, 4000), tools(2, 4000), tools(2, 4000)]);
     const refused = window.size(messages).tokens;
     expect(refused).toBeLessThan(before);
     await window.send(request(messages), signal);
     expect(window.limits.usable).toBeLessThan(refused);
+    expect(changes[0]).toMatchObject({ kind: "window", named: false, size: { window: refused } });
   });
 });
 

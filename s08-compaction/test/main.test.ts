@@ -8,6 +8,7 @@
 import { usage } from "@harness/cli";
 import {
   CONTEXT_MANAGEMENT_BETA,
+  estimateInputTokens,
   reply,
   ScriptedModel,
   type ScriptedModelOptions,
@@ -130,6 +131,77 @@ describe("pnpm s08", () => {
     expect(sent.headers["anthropic-beta"]).toBe(SERVER_BETAS.join(","));
     expect(SERVER_BETAS).toContain(CONTEXT_MANAGEMENT_BETA);
     expect(sent.body).toMatchObject({ context_management: { edits: [{ type: "clear_tool_uses_20250919" }, {}] } });
+  }, 60_000);
+
+  it("takes on the window a refusal names when --context-window said more, once, and a single prompt's tool calls go on past it", async () => {
+    // one prompt, eight reads of about 130 tokens each; the model reads 1,500 tokens, the harness was told 20,000
+    const calls = Array.from({ length: 8 }, (_, i) => reply([toolUse("read_file", { path: `part-${i + 1}.txt` })]));
+    const turns = [...calls, textReply("Read all eight.")];
+    const { model, env } = await served({
+      contextWindow: 1500,
+      // a summary request is answered with a summary; every other request with the next turn
+      brain: (request) =>
+        JSON.stringify(request.messages.at(-1)).includes("Summarise this conversation")
+          ? textReply("## Task\n- read part-1.txt to part-8.txt")
+          : (turns.shift() ?? textReply("nothing left")),
+    });
+    const files = Object.fromEntries(
+      Array.from({ length: 8 }, (_, i) => [
+        `part-${i + 1}.txt`,
+        `${Array.from({ length: 50 }, (_, k) => k).join("\n")}\n`,
+      ]),
+    );
+    const { code, stdout } = await runHere(
+      [
+        "--context-window",
+        "20000",
+        "--max-turns",
+        "12",
+        "--cwd",
+        project(files),
+        "Read part-1.txt to part-8.txt, one at a time",
+      ],
+      env,
+    );
+    expect(code).toBe(0);
+    expect(
+      stdout.match(/^context: the API's window is 1,500 tokens, not 20,000: kept inside it from now on$/gm),
+    ).toHaveLength(1);
+    // the first compaction cuts inside the prompt's run of tool calls: the prompt stays, word for word
+    expect(stdout).toMatch(/^context: the API refused the prompt as too long: summarised \d+ messages, kept 2 /m);
+    expect(stdout).toContain("── final_answer · 9 turns · 8 tool calls");
+    expect(stdout).toMatch(/^context: [\d,]+ of 1,200 tokens \(\d+%; window 1,500, the rest kept for the answer\)$/m);
+    expect(turns).toHaveLength(0);
+    // no request but the refused one was over the window
+    const refused = model.requests.filter((r) => estimateInputTokens(r.body) > 1500);
+    expect(refused).toHaveLength(1);
+    const resent = model.requests[model.requests.indexOf(refused[0]) + 2];
+    expect(JSON.stringify(resent.body.messages[0])).toContain("Read part-1.txt to part-8.txt, one at a time");
+  }, 60_000);
+
+  it("continues a session longer than a smaller window says: the refusal's window taken on, the summary asked in parts that fit it", async () => {
+    // ten answers of about 500 tokens each, written where the window was large
+    const notes = Array.from({ length: 10 }, (_, i) => `Note ${i + 1}: ${"the plan holds. ".repeat(120)}`);
+    const first = await served({ script: notes.map((_, i) => textReply(`Noted ${i + 1}. ${"ok ".repeat(600)}`)) });
+    const cwd = project();
+    expect((await runHere(["--cwd", cwd], first.env, lines(notes))).code).toBe(0);
+    // the same session continued on a deployment that reads 4,000 tokens
+    const { model, env } = await served({
+      contextWindow: 4000,
+      brain: (request) =>
+        JSON.stringify(request.messages.at(-1)).includes("Summarise this conversation")
+          ? textReply("## Task\n- ten notes: the plan holds")
+          : textReply("The plan holds."),
+    });
+    const again = { ...env, HARNESS_HOME: first.env.HARNESS_HOME };
+    const { code, stdout } = await runHere(["--continue", "--cwd", cwd, "Does the plan hold?"], again);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^context: the API's window is 4,000 tokens, not 200,000: kept inside it from now on$/m);
+    expect(stdout).toMatch(/^context: the API refused the prompt as too long: summarised \d+ messages/m);
+    expect(stdout).toContain("The plan holds.");
+    const summaries = model.requests.filter((r) => JSON.stringify(r.body).includes("Summarise this conversation"));
+    expect(summaries.length).toBeGreaterThan(1); // the head is longer than one summary request may be
+    for (const summary of summaries) expect(estimateInputTokens(summary.body)).toBeLessThanOrEqual(4000);
   }, 60_000);
 
   it(`stops with context_overflow, exit status ${COMPACTION_EXIT_CODES.context_overflow}, when nothing makes the prompt fit`, async () => {

@@ -41,7 +41,7 @@ export const chapter: ChapterCli<CompactionStopReason> = {
     const terminal = io.stdin.isTTY === true;
     // read before any model call: a bad trace id, rule, settings file, mode or window stops here
     const trace = openTrace(options, io.env);
-    const { settings, mode } = readPermissions(options);
+    const permissions = readPermissions(options);
     const windowSettings = readWindowSettings(options);
     const { contextWindow, compaction } = windowSettings;
     // the model: the adapter of the wire format chosen, the scripted model speaking it without a key
@@ -85,11 +85,12 @@ export const chapter: ChapterCli<CompactionStopReason> = {
     const started = await startHooks({
       session: { sessionId: session.writer.sessionId, cwd },
       transcriptPath: resumed ? session.writer.path : undefined,
+      permissions,
       ask: terminal ? ask : undefined,
-      notice: (line) => say(`hooks: ${line}`),
+      say,
     });
     const askPermission = askPermissionWith(ask, cwd, (line) => view.note(line));
-    const { runCall, hooks } = hookSeams(started, { settings, mode, ask: askPermission, notice });
+    const { runCall, hooks } = hookSeams(started, { ask: askPermission, notice });
     const bashTimeoutMs = options.bashTimeoutSeconds * 1000;
     const afterSession = sessionAfterRun(session, say); // repaired if it threw; where it is written
     const afterTrace = traceAfterRun(trace, (line) => view.note(line), cwd, io.env); // where the trace is

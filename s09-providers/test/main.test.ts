@@ -7,12 +7,13 @@
  * trace and the gate on the OpenAI formats, and a stream line that is not JSON (a child process).
  */
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { readTrace, sentRequests, traceDir } from "@harness/s04-tracing";
 import {
+  estimateInputTokens,
   reply,
   ScriptedModel,
   type ScriptedModelOptions,
@@ -290,6 +291,88 @@ describe("pnpm s09", () => {
     },
     60_000,
   );
+
+  it.each(WIRE_FORMATS)(
+    "on %s, takes on a window smaller than --context-window says, and a single prompt's reads go on past it",
+    async (format) => {
+      // one prompt, eight reads of about 130 tokens each; the model reads 1,500 tokens, the harness was told 20,000
+      const reads = Array.from({ length: 8 }, (_, i) => reply([toolUse("read_file", { path: `part-${i + 1}.txt` })]));
+      const turns = [...reads, textReply("Read all eight.")];
+      const { model, env } = await served(format, {
+        contextWindow: 1500,
+        // a summary request is answered with a summary; every other request with the next turn
+        brain: (request) =>
+          JSON.stringify(request.messages.at(-1)).includes("Summarise this conversation")
+            ? textReply("## Task\n- read part-1.txt to part-8.txt")
+            : (turns.shift() ?? textReply("nothing left")),
+      });
+      const lines = `${Array.from({ length: 50 }, (_, k) => k).join("\n")}\n`;
+      const files = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`part-${i + 1}.txt`, lines]));
+      const { code, stdout } = await runCli(
+        ["--provider", format, "--context-window", "20000", "--max-turns", "12", "--cwd", project(files)],
+        env,
+        ["Read part-1.txt to part-8.txt, one at a time"],
+      );
+      expect(code).toBe(0);
+      // the Responses API names no window: the refused request bounds it
+      const said = stdout.match(/^context: the API(?:'s window is| refused) [\d,]+ tokens.*, not 20,000\b.*$/gm);
+      expect(said).toHaveLength(1);
+      expect(stdout).toContain("── final_answer · 9 turns · 8 tool calls");
+      expect(turns).toHaveLength(0);
+      expect(model.requests.filter((r) => estimateInputTokens(r.body) > 1500)).toHaveLength(1); // the one refused
+    },
+    60_000,
+  );
+
+  it("answers a Chat tool call without a name with an error the model reads, and goes on (openai-chat)", async () => {
+    const { model, env } = await served("openai-chat", {
+      script: [reply([toolUse("", { command: "touch RAN" })]), textReply("I named no tool; sorry.")],
+    });
+    const cwd = project();
+    const { code, stdout } = await runCli(["--provider", "openai-chat", "--cwd", cwd, "--json", "Touch RAN"], env);
+    expect(code).toBe(0);
+    expect(stdout).toContain('Error [unknown_tool]: there is no tool "missing_tool_name"');
+    expect(JSON.parse(stdout.trim().split("\n").at(-1) ?? "")).toMatchObject({
+      stopReason: "final_answer",
+      toolCalls: 1,
+      finalText: "I named no tool; sorry.",
+    });
+    const [, answered] = model.requests;
+    expect(JSON.stringify(answered.body.messages.at(-1))).toContain('"is_error":true');
+    expect(readdirSync(cwd)).toEqual([]); // nothing ran
+  }, 60_000);
+
+  it("answers two Responses calls that share one call_id each with an error, neither merged nor run (openai-responses)", async () => {
+    const { model, env } = await served("openai-responses", {
+      script: [
+        reply([toolUse("bash", { command: "touch A" }, "call_1"), toolUse("bash", { command: "touch B" }, "call_1")]),
+        textReply("Two calls, one id: I will call again."),
+      ],
+    });
+    const cwd = project();
+    const { code, stdout } = await runCli(
+      ["--provider", "openai-responses", "--cwd", cwd, "--json", "Touch A and B"],
+      env,
+    );
+    expect(code).toBe(0);
+    const refused = "another call in this turn has its id (call_1): none of them ran";
+    expect(stdout.split(refused)).toHaveLength(3); // both calls answered, each with the error
+    expect(JSON.parse(stdout.trim().split("\n").at(-1) ?? "")).toMatchObject({
+      stopReason: "final_answer",
+      toolCalls: 2,
+    });
+    // the next request holds both calls, each under an id of its own, each answered
+    const input = (model.requests[1].raw as { input: { type: string; call_id?: string }[] }).input;
+    expect(input.filter((item) => item.type === "function_call").map((item) => item.call_id)).toEqual([
+      "call_1",
+      "call_1_2",
+    ]);
+    expect(input.filter((item) => item.type === "function_call_output").map((item) => item.call_id)).toEqual([
+      "call_1",
+      "call_1_2",
+    ]);
+    expect(readdirSync(cwd)).toEqual([]); // neither ran
+  }, 60_000);
 
   it.each(["openai-chat", "openai-responses"] as const)(
     "traces and gates the calls of %s as of any format: the trace holds the course's requests, a denied call never runs",

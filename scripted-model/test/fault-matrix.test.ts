@@ -62,13 +62,14 @@ describe("FAULT_CASES", () => {
     }
   });
 
-  it("puts the sentinel command in partial or malformed input only", () => {
+  it("puts the sentinel command in partial, malformed or too deeply nested input only", () => {
     const withSentinel = FAULT_CASES.filter((c) => JSON.stringify(c.script).includes(SENTINEL_COMMAND));
     expect(withSentinel.map((c) => c.name)).toEqual([
       "an SSE error in the middle of a tool call's input",
       "a stream cut mid-tool-input",
       "malformed tool JSON",
       "tool JSON that stops short of its closing brace",
+      "tool input nested 10,000 levels deep",
       "a tool call cut by max_tokens",
       "a tool_use block without an id",
     ]);

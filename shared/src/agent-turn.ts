@@ -9,6 +9,7 @@
  * Left out: citations and server-tool results are carried in the history but not interpreted.
  */
 import type { ContentBlockParam, Message } from "@anthropic-ai/sdk/resources/messages";
+import { MAX_INPUT_DEPTH, nestedDeeperThan } from "./nested-deeper-than.ts";
 
 /** A tool call the harness may run: a `tool_use` block with an id and a name. */
 export interface ToolCall {
@@ -52,11 +53,14 @@ export class AgentTurn {
   /**
    * Normalise one provider response. Never throws, whatever the response holds.
    *
-   * Contract: a `tool_use` block without a string id and name, or with the id of an earlier block,
-   * is dropped from both the tool calls and the history (the API would reject it and no result
-   * could answer it exactly once); one whose
-   * input is not a JSON object keeps its id, gets `{}` as input in the history and an
-   * `inputError`, so the loop can answer it with an error instead of running it.
+   * Contract: a `tool_use` block without a string id is dropped from both the tool calls and the
+   * history (no result could answer it). Every other one is a call the loop answers, never dropped
+   * nor merged: one without a name is named `MISSING_TOOL_NAME` (no tool has it: an error result
+   * says so); blocks that share an id each get an `inputError` (which one the id meant is unknown,
+   * so none runs) and, after the first, an id of their own, so each result answers one call; one
+   * whose input is not a JSON object, or nests deeper than `MAX_INPUT_DEPTH`, gets an `inputError`.
+   * A call with an `inputError` has `{}` as input in the history, and the loop answers it with an
+   * error instead of running it.
    * Contract: a text block that is empty or whitespace only is dropped, because the API rejects
    * it. `historyContent` is never empty; a response with no content is recorded as one text
    * block saying so, because the API rejects an empty assistant message.
@@ -66,6 +70,9 @@ export class AgentTurn {
     const texts: string[] = [];
     const toolCalls: ToolCall[] = [];
     const history: ContentBlockParam[] = [];
+    const ids = blocks.flatMap((b) => (isRecord(b) && b.type === "tool_use" && isNonEmptyString(b.id) ? [b.id] : []));
+    const shared = new Set(ids.filter((id, i) => ids.indexOf(id) !== i)); // ids more than one call carries
+    const given = new Set<string>(); // the ids given out so far, each once
     for (const block of blocks) {
       if (!isRecord(block) || typeof block.type !== "string") continue;
       if (block.type === "text") {
@@ -75,11 +82,15 @@ export class AgentTurn {
         texts.push(block.text);
         history.push(block as unknown as ContentBlockParam);
       } else if (block.type === "tool_use") {
-        if (!isNonEmptyString(block.id) || !isNonEmptyString(block.name)) continue;
-        if (toolCalls.some((c) => c.id === block.id)) continue; // one result per id: a repeated id is dropped
-        const call = toolCallFrom(block.id, block.name, block.input);
+        if (!isNonEmptyString(block.id)) continue;
+        const name = isNonEmptyString(block.name) ? block.name : MISSING_TOOL_NAME;
+        const id = given.has(block.id) ? unusedId(block.id, new Set([...ids, ...given])) : block.id;
+        given.add(id);
+        const call = shared.has(block.id)
+          ? { id, name, input: {}, inputError: `another call in this turn has its id (${block.id}): none of them ran` }
+          : toolCallFrom(id, name, block.input);
         toolCalls.push(call);
-        history.push({ ...block, input: call.inputError ? {} : call.input } as ContentBlockParam);
+        history.push({ ...block, id, name, input: call.inputError ? {} : call.input } as ContentBlockParam);
       } else {
         // thinking, redacted_thinking, server tool blocks, and types this code does not know:
         // the provider sent them, so the provider gets them back unchanged.
@@ -94,18 +105,33 @@ export class AgentTurn {
   }
 }
 
+/** The name a call without one is given: no tool has it, so the call is answered with an error. */
+export const MISSING_TOOL_NAME = "missing_tool_name";
+
+/** `id` with the first suffix (`_2`, `_3`, ...) that is not `taken`. */
+function unusedId(id: string, taken: ReadonlySet<string>): string {
+  for (let n = 2; ; n++) if (!taken.has(`${id}_${n}`)) return `${id}_${n}`;
+}
+
 function toolCallFrom(id: string, name: string, input: unknown): ToolCall {
+  // checked first: nothing below may walk it (JSON.stringify would overflow the stack)
+  if (nestedDeeperThan(input, MAX_INPUT_DEPTH)) return tooDeep(id, name);
   if (isRecord(input)) return { id, name, input };
   if (typeof input === "string") {
-    // a streamed input that did not parse arrives here as its raw text
+    // a streamed input that did not parse (or nested too deep) arrives here as its raw text
     try {
       const parsed: unknown = JSON.parse(input === "" ? "{}" : input);
+      if (nestedDeeperThan(parsed, MAX_INPUT_DEPTH)) return tooDeep(id, name);
       if (isRecord(parsed)) return { id, name, input: parsed };
     } catch {}
     return { id, name, input: {}, inputError: `the input is not a JSON object: ${clip(input, 200)}` };
   }
   if (input === undefined || input === null) return { id, name, input: {} };
   return { id, name, input: {}, inputError: `the input is not a JSON object: ${clip(JSON.stringify(input), 200)}` };
+}
+
+function tooDeep(id: string, name: string): ToolCall {
+  return { id, name, input: {}, inputError: `the input nests deeper than ${MAX_INPUT_DEPTH} levels` };
 }
 
 function usageFrom(usage: unknown): TokenUsage {

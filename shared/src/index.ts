@@ -8,6 +8,7 @@ export * from "./denied-command.ts";
 export * from "./history-problems.ts";
 export * from "./loop-defaults.ts";
 export * from "./loop-event.ts";
+export * from "./nested-deeper-than.ts";
 export * from "./run-bash.ts";
 export * from "./run-in-group.ts";
 export * from "./run-tally.ts";

@@ -1,8 +1,9 @@
 import type { Message, MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { jsonFixtures, readJsonFixture } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
-import { AgentTurn } from "../src/agent-turn.ts";
+import { AgentTurn, MISSING_TOOL_NAME } from "../src/agent-turn.ts";
 import { isValidHistory } from "../src/history-problems.ts";
+import { MAX_INPUT_DEPTH, nestedDeeperThan } from "../src/nested-deeper-than.ts";
 import { stopReasonFor } from "../src/stop-reason-for.ts";
 
 /** A response with these blocks; anything the test leaves out is what the API would send. */
@@ -153,7 +154,6 @@ describe("AgentTurn.fromResponse", () => {
   it.each([
     ["no id", { type: "tool_use", name: "bash", input: {} }],
     ["an empty id", { type: "tool_use", id: "", name: "bash", input: {} }],
-    ["no name", { type: "tool_use", id: "toolu_x", input: {} }],
     ["a numeric id", { type: "tool_use", id: 7, name: "bash", input: {} }],
   ])("drops a tool_use with %s from the calls and the history", (_what, block) => {
     const turn = AgentTurn.fromResponse(
@@ -168,6 +168,18 @@ describe("AgentTurn.fromResponse", () => {
     expect(turn.historyContent).toEqual([
       { type: "text", text: "calling" },
       { type: "tool_use", id: "toolu_ok", name: "bash", input: {} },
+    ]);
+    expect(isValidHistory(historyAfter(turn))).toBe(true);
+  });
+
+  it.each([
+    ["no name", { type: "tool_use", id: "toolu_x", input: { command: "ls" } }],
+    ["an empty name", { type: "tool_use", id: "toolu_x", name: "", input: { command: "ls" } }],
+  ])("keeps a tool_use with %s as a call named MISSING_TOOL_NAME, which no tool has", (_what, block) => {
+    const turn = AgentTurn.fromResponse(response([block], { stop_reason: "tool_use" }));
+    expect(turn.toolCalls).toEqual([{ id: "toolu_x", name: MISSING_TOOL_NAME, input: { command: "ls" } }]);
+    expect(turn.historyContent).toEqual([
+      { type: "tool_use", id: "toolu_x", name: MISSING_TOOL_NAME, input: { command: "ls" } },
     ]);
     expect(isValidHistory(historyAfter(turn))).toBe(true);
   });
@@ -208,6 +220,34 @@ describe("AgentTurn.fromResponse", () => {
     expect(turn.toolCalls[0].inputError).toMatch(/not a JSON object/);
     expect(turn.toolCalls[0].input).toEqual({});
     expect(turn.historyContent[0]).toMatchObject({ input: {} });
+  });
+
+  it.each([
+    ["an object", () => JSON.parse(`{"x":${"[".repeat(10_000)}${"]".repeat(10_000)}}`)],
+    ["an array", () => JSON.parse(`${"[".repeat(10_000)}${"]".repeat(10_000)}`)],
+    ["a string", () => `{"x":${"[".repeat(10_000)}${"]".repeat(10_000)}}`],
+  ])(
+    "gives a tool_use whose input nests deeper than MAX_INPUT_DEPTH, as %s, an inputError, and {} in the history",
+    (_what, input) => {
+      const turn = AgentTurn.fromResponse(
+        response([{ type: "tool_use", id: "toolu_1", name: "bash", input: input() }]),
+      );
+      expect(turn.toolCalls[0]).toEqual({
+        id: "toolu_1",
+        name: "bash",
+        input: {},
+        inputError: `the input nests deeper than ${MAX_INPUT_DEPTH} levels`,
+      });
+      expect(JSON.stringify(turn.historyContent)).toBe('[{"type":"tool_use","id":"toolu_1","name":"bash","input":{}}]');
+    },
+  );
+
+  it("keeps input nested exactly MAX_INPUT_DEPTH levels deep", () => {
+    const input = JSON.parse(`{"x":${"[".repeat(MAX_INPUT_DEPTH - 1)}${"]".repeat(MAX_INPUT_DEPTH - 1)}}`);
+    expect(nestedDeeperThan(input, MAX_INPUT_DEPTH)).toBe(false);
+    expect(nestedDeeperThan({ y: input }, MAX_INPUT_DEPTH)).toBe(true);
+    const turn = AgentTurn.fromResponse(response([{ type: "tool_use", id: "toolu_1", name: "bash", input }]));
+    expect(turn.toolCalls[0].inputError).toBeUndefined();
   });
 
   it("clips a long malformed input in the inputError", () => {
@@ -327,15 +367,26 @@ describe("AgentTurn.fromResponse on recorded API responses", () => {
 });
 
 describe("AgentTurn.fromResponse with a repeated tool_use id", () => {
-  it("keeps only the first block of an id, so each id is answered exactly once", () => {
+  it("keeps every block of a shared id as a call that does not run, each under an id of its own", () => {
     const turn = AgentTurn.fromResponse({
       content: [
         { type: "tool_use", id: "toolu_same", name: "bash", input: { command: "echo 1" } },
-        { type: "tool_use", id: "toolu_same", name: "bash", input: { command: "echo 2" } },
+        { type: "tool_use", id: "toolu_same_2", name: "bash", input: { command: "echo 2" } },
+        { type: "tool_use", id: "toolu_same", name: "bash", input: { command: "echo 3" } },
       ],
       stop_reason: "tool_use",
     } as never);
-    expect(turn.toolCalls.map((c) => c.input.command)).toEqual(["echo 1"]);
-    expect(turn.historyContent.filter((b) => b.type === "tool_use")).toHaveLength(1);
+    const refused = "another call in this turn has its id (toolu_same): none of them ran";
+    expect(turn.toolCalls).toEqual([
+      { id: "toolu_same", name: "bash", input: {}, inputError: refused },
+      { id: "toolu_same_2", name: "bash", input: { command: "echo 2" } },
+      { id: "toolu_same_3", name: "bash", input: {}, inputError: refused },
+    ]);
+    expect(turn.historyContent.map((b) => (b.type === "tool_use" ? b.id : b.type))).toEqual([
+      "toolu_same",
+      "toolu_same_2",
+      "toolu_same_3",
+    ]);
+    expect(isValidHistory(historyAfter(turn))).toBe(true);
   });
 });

@@ -3,12 +3,14 @@
  * the model's reach, through every tool, in every mode, bypassPermissions included.
  *
  * - reading any file whose name starts with `.env`, anywhere (`.env`, `.env.local`, `.envrc`;
- *   `.env.example` too, a price paid for not guessing which names hold secrets);
+ *   `.env.example` too, a price paid for not guessing which names hold secrets)...
+ * - ...or writing or editing one (an `Edit` rule names edit_file, write_file and `> file`): a
+ *   refused edit is refused before the file is opened, so its answer tells nothing of what is in it;
  * - reading anything under a `.harness` directory, so the model cannot learn its limits there...
  * - ...nor editing anything there, to widen its limits at the next start.
  *
- * Through bash they hold where the parser sees the file: `cat .env`, `< .env`, `grep KEY .env`,
- * `cat .e*` (a glob is expanded against the disk). They do not stop what it cannot see: a name
+ * Through bash they hold where the parser sees the file: `cat .env`, `< .env`, `echo x > .env`,
+ * `grep KEY .env`, `cat .e*` (a glob is expanded against the disk). They do not stop what it cannot see: a name
  * computed at run time (`cat "$(printf .en; printf v)"`), a program that opens the file itself
  * (`python3 -c "open('.env')"`), a directory read whole (`tar cf - .`, `grep -r KEY .`). Only an
  * operating-system boundary (a sandbox, a container, another user) stops those.
@@ -21,6 +23,7 @@
 /** The default deny rules, as rule text. */
 export const DEFAULT_DENY_RULES: readonly string[] = [
   "Read(//**/.env*)",
+  "Edit(//**/.env*)",
   "Read(//**/.harness/**)",
   "Edit(//**/.harness/**)",
 ];

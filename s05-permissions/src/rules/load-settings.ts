@@ -10,11 +10,14 @@
  * over the project's. A file that does not parse, a key that is not known, or a rule that does not
  * parse is a `SettingsError` naming the file, the line and the rule, before anything runs.
  *
- * Two settings are honoured only in the local file: `"disableDefaultDenies": true` and
- * `"defaultMode": "bypassPermissions"`. A repository someone clones carries its own
- * `.harness/settings.json`; it must not be able to switch off the protection of their secrets or
- * every prompt. Left out: user-wide and managed settings (`~/.claude`, `/etc`), which Claude Code
- * also reads.
+ * What a file the project ships says that widens what runs (an allow rule, a mode that runs more
+ * than default mode, the default denies switched off) is held back until the user trusts it
+ * (project-trust.ts): the project's settings.json, and a settings.local.json that came with the
+ * clone (shipped-with-project.ts). Deny and ask rules apply from every file: they only narrow.
+ *
+ * Two settings are never honoured from settings.json, trusted or not: `"disableDefaultDenies": true`
+ * and `"defaultMode": "bypassPermissions"`, which belong in your local file. Left out: user-wide and
+ * managed settings (`~/.claude`, `/etc`), which Claude Code also reads.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -25,6 +28,7 @@ import { PERMISSION_MODES, type PermissionMode } from "../permission-mode.ts";
 import { DEFAULT_DENY_RULES, DEFAULT_SOURCE, DISABLE_DEFAULT_DENIES } from "./default-denies.ts";
 import { isRuleSyntaxError, type PermissionRule, parseRule } from "./parse-rule.ts";
 import { SettingsError } from "./settings-error.ts";
+import { shippedWithProject } from "./shipped-with-project.ts";
 
 /** The project's settings file, relative to the working directory. */
 export const PROJECT_SETTINGS = ".harness/settings.json";
@@ -56,7 +60,29 @@ export interface PermissionSettings {
   defaultDenies: boolean;
   /** The settings files that were read, relative to the working directory. */
   files: string[];
+  /** What the files the project ships say that widens what runs, left out above (none when trusted). */
+  held: HeldSetting[];
 }
+
+/** A setting that widens what runs, from a file the project ships, held back until trusted. */
+export interface HeldSetting {
+  /** The file, relative to the working directory. */
+  file: string;
+  /** Why the file counts as the project's: `the project's`, `tracked by git`, `a link out of .harness`. */
+  shipped: string;
+  setting: "allow" | "defaultMode" | typeof DISABLE_DEFAULT_DENIES;
+  /** The allow rule or the mode as written; `true` for disableDefaultDenies. */
+  value: string | true;
+}
+
+/** How to read the settings. */
+export interface LoadSettingsOptions {
+  /** Apply what the project ships that widens what runs (the user trusts it); default false, held back. */
+  trusted?: boolean;
+}
+
+/** The modes that run more than default mode does: a project needs trust to set them. */
+const WIDER_MODES: readonly PermissionMode[] = ["acceptEdits", "bypassPermissions"];
 
 const ruleList = z.array(z.string({ error: 'each rule is a string, like "Bash(git diff:*)"' }), {
   error: "a list of rules is an array of strings",
@@ -81,11 +107,17 @@ type SettingsFile = z.infer<typeof settingsShape>;
 /**
  * Read the settings of the project in `cwd` and the command line's rules.
  * Contract: never throws; a problem is a `SettingsError` to print and stop on. No file at all is
- * not a problem: the default denies and default mode apply.
+ * not a problem: the default denies and default mode apply. Unless `trusted`, what a file the
+ * project ships says that widens what runs is in `held`, not in force.
  */
-export function loadPermissionSettings(cwd: string, cliRules: CliRules = {}): PermissionSettings | SettingsError {
+export function loadPermissionSettings(
+  cwd: string,
+  cliRules: CliRules = {},
+  options: LoadSettingsOptions = {},
+): PermissionSettings | SettingsError {
   const rules: SourcedRule[] = [];
   const files: string[] = [];
+  const held: HeldSetting[] = [];
   let defaultMode: PermissionMode = "default";
   let defaultDenies = true;
 
@@ -114,14 +146,23 @@ export function loadPermissionSettings(cwd: string, cliRules: CliRules = {}): Pe
         );
       }
     }
-    if (permissions.defaultMode) defaultMode = permissions.defaultMode;
-    if (permissions[DISABLE_DEFAULT_DENIES] === true) defaultDenies = false;
+    // a file the project ships widens nothing until trusted
+    const shipped = file === PROJECT_SETTINGS ? "the project's" : shippedWithProject(cwd, file);
+    const hold = (setting: HeldSetting["setting"], value: string | true) => {
+      if (shipped === undefined || options.trusted) return false;
+      held.push({ file, shipped, setting, value });
+      return true;
+    };
+    const mode = permissions.defaultMode;
+    if (mode && !(WIDER_MODES.includes(mode) && hold("defaultMode", mode))) defaultMode = mode;
+    if (permissions[DISABLE_DEFAULT_DENIES] === true && !hold(DISABLE_DEFAULT_DENIES, true)) defaultDenies = false;
     for (const behavior of ["allow", "ask", "deny"] as const) {
       for (const [index, text] of (permissions[behavior] ?? []).entries()) {
         const parsed = parseRule(text);
         if (isRuleSyntaxError(parsed)) {
           return new SettingsError(file, parsed.error, lineOf(["permissions", behavior, index]), text);
         }
+        if (behavior === "allow" && hold("allow", text)) continue;
         rules.push({ rule: parsed, behavior, source: file });
       }
     }
@@ -136,7 +177,7 @@ export function loadPermissionSettings(cwd: string, cliRules: CliRules = {}): Pe
   }
 
   if (defaultDenies) rules.push(...defaultDenyRules());
-  return { rules, defaultMode, defaultDenies, files };
+  return { rules, defaultMode, defaultDenies, files, held };
 }
 
 /**
@@ -144,7 +185,7 @@ export function loadPermissionSettings(cwd: string, cliRules: CliRules = {}): Pe
  * each time, since an "always" answer adds rules to the settings it is given.
  */
 export function defaultPermissionSettings(): PermissionSettings {
-  return { rules: defaultDenyRules(), defaultMode: "default", defaultDenies: true, files: [] };
+  return { rules: defaultDenyRules(), defaultMode: "default", defaultDenies: true, files: [], held: [] };
 }
 
 function defaultDenyRules(): SourcedRule[] {

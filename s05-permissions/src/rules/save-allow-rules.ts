@@ -1,6 +1,8 @@
 /**
  * What answering "always" leaves behind: its allow rules written into `.harness/settings.local.json`
- * (yours, not committed), so the next session starts with them. The file keeps everything else it
+ * (yours, not committed), so the next session starts with them. Never into one the project ships
+ * (git tracks it, or a link leads out of `.harness`): that file is not yours to write, and what it
+ * allows waits for trust anyway. The file keeps everything else it
  * holds, its formatting included (jsonc-parser edits the text in place), and is replaced whole or
  * not at all: the new text goes to a temporary file that is then renamed over it.
  */
@@ -9,6 +11,7 @@ import { dirname, join } from "node:path";
 import { applyEdits, modify, type ParseError, parse } from "jsonc-parser";
 import { LOCAL_SETTINGS } from "./load-settings.ts";
 import { SettingsError } from "./settings-error.ts";
+import { shippedWithProject } from "./shipped-with-project.ts";
 
 /**
  * Add `rules` to the allow list of the local settings of the project in `cwd`, creating the file
@@ -16,6 +19,9 @@ import { SettingsError } from "./settings-error.ts";
  * Contract: never throws; returns the rules added, or a `SettingsError` (the file is then as it was).
  */
 export function saveAllowRules(cwd: string, rules: readonly string[]): string[] | SettingsError {
+  const shipped = shippedWithProject(cwd, LOCAL_SETTINGS);
+  if (shipped)
+    return new SettingsError(LOCAL_SETTINGS, `came with the project (${shipped}), so the rule was not written into it`);
   const path = join(cwd, LOCAL_SETTINGS);
   let text: string;
   try {

@@ -12,6 +12,15 @@
  * misses those, issue #18613). Loosely means: the same program, at least the rule's short flags
  * in any grouping, its long flags anywhere, and its other words first among the command's other
  * words. What a program takes as a synonym (`--recursive` for `-r`) no rule can know.
+ *
+ * Nor do options before a subcommand hide it from a deny or ask rule: `Bash(git push:*)` denies
+ * `git -C . push`, `git -c k=v push`, `git --no-pager push`, `git --git-dir=.git push`, and so for
+ * every program: `npm --prefix . publish`, `docker -H host rm`, `kubectl -n ns delete`. An option
+ * may or may not take the next word as its value (`-C .` does, `--no-pager` does not); both
+ * readings are tried, so no table of each program's options is needed. Claude Code's prefix match
+ * misses all of these. An allow rule still matches only the command as written: `Bash(git status)`
+ * does not allow `git -c core.fsmonitor='rm -rf x' status`. What stays hidden: a subcommand reached
+ * by another name (`git config alias.p push` then `git p`, `docker container rm` for `docker rm`).
  */
 import type { RuleSpecifier } from "../rules/parse-rule.ts";
 import { programName } from "./unwrap-command.ts";
@@ -27,6 +36,42 @@ type CommandSpecifier = Extract<RuleSpecifier, { kind: "command" }>;
  * passed as written). `loose` is for deny and ask rules (flags in any order and grouping).
  */
 export function commandMatches(specifier: CommandSpecifier, words: readonly string[], loose: boolean): boolean {
+  if (matchesAsWritten(specifier, words, loose)) return true;
+  // deny and ask rules: options before the subcommand do not hide it
+  return loose && withoutLeadingOptions(words).some((form) => matchesAsWritten(specifier, form, loose));
+}
+
+/**
+ * The command with the options before its subcommand taken away, each way they can be read:
+ * `git -C . push` gives `git . push` (-C took no value) and `git push` (-C took `.`).
+ */
+function withoutLeadingOptions(words: readonly string[]): string[][] {
+  const [program, ...rest] = words;
+  const starts = new Set<number>();
+  const queue = [0];
+  const seen = new Set(queue);
+  const visit = (i: number) => {
+    if (i < rest.length && !seen.has(i)) {
+      seen.add(i);
+      queue.push(i);
+    }
+  };
+  while (queue.length > 0) {
+    const i = queue.shift() as number;
+    const word = rest[i];
+    if (word === "--") {
+      if (i + 1 < rest.length) starts.add(i + 1);
+    } else if (/^[-+]./.test(word)) {
+      visit(i + 1); // an option alone...
+      if (!word.includes("=") && !/^[-+]/.test(rest[i + 1] ?? "-")) visit(i + 2); // ...or with its value
+    } else if (i > 0) {
+      starts.add(i); // a subcommand, after options
+    }
+  }
+  return [...starts].map((start) => [program, ...rest.slice(start)]);
+}
+
+function matchesAsWritten(specifier: CommandSpecifier, words: readonly string[], loose: boolean): boolean {
   const named = asNamed(words, specifier.pattern, loose);
   if (!named) return false;
   const text = named.join(" ");

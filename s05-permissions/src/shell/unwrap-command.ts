@@ -10,8 +10,14 @@
  * against every layer; allow rules against the first layer that is not a transparent wrapper
  * (`sudo apt install x` needs a rule that allows sudo, not only apt).
  *
+ * `trap 'rm x' EXIT` runs its literal script too, later. Builtins that run what this engine cannot
+ * read, or make a name run something else, are unseen: `source` and `.` (a file's script, in this
+ * shell), `fc` (the history), `alias`, `hash -p`, `enable -f`, `bind -x`, `complete -C`,
+ * `compgen -C` and `-W`, `mapfile -C`, `jobs -x`, and a wrapper given its command at run time.
+ *
  * Left out: the endless rest. Any program can run its arguments (`git -c alias.x='!rm x' x`,
- * `make`, `npm run`, a script of your own); a rule that allows such a program allows what it runs.
+ * `make`, `npm run`, `bash script.sh`, a script of your own); a rule that allows such a program
+ * allows what it runs.
  */
 import { literalWord, type ShellWord } from "./read-word.ts";
 
@@ -33,6 +39,9 @@ export interface Unwrapped {
   /** Set when it is a shell that reads its script from standard input. */
   readsScriptFromStdin?: boolean;
 }
+
+/** Files that are standard input: a shell given one reads its script from there. */
+const STDIN_FILES = new Set(["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]);
 
 /** Shells whose `-c` script is parsed as bash. */
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "busybox"]);
@@ -101,6 +110,12 @@ export function unwrapCommand(words: ShellWord[]): Unwrapped {
     const args = current.slice(1);
 
     if (program === "eval") return runsScript(result, args, "eval");
+    if (program === "trap") return trap(result, args);
+    const opaque = opaqueBuiltin(program, args);
+    if (opaque) {
+      result.unseen = opaque;
+      return result;
+    }
     if (SHELLS.has(program)) return shell(result, program, args);
     if (program === "watch") return watch(result, args);
     if (program === "find") {
@@ -109,6 +124,8 @@ export function unwrapCommand(words: ShellWord[]): Unwrapped {
     }
     const wrapper = WRAPPERS[program];
     if (!wrapper) return result;
+    // `command -v name` and `command -V name` look a name up and run nothing
+    if (program === "command" && lookupOnly(args)) return result;
     if (program === "env") {
       const split = args.findIndex((word) => word.value === "-S" || word.value?.startsWith("--split-string"));
       if (split >= 0) return envSplitString(result, args, split);
@@ -135,7 +152,7 @@ function commandStart(args: ShellWord[], valued: string[], positional: number, a
   let i = 0;
   while (i < args.length) {
     const word = args[i].value;
-    if (word === null) return null;
+    if (word === null) break; // computed: it may be the command (the caller says it cannot be read)
     if (word === "--") {
       i++;
       break;
@@ -202,12 +219,96 @@ function shell(result: Unwrapped, program: string, args: ShellWord[]): Unwrapped
     else if (!word.startsWith("-") && !word.startsWith("+")) break;
   }
   if (script) return runsScript(result, args.slice(i, i + 1), `${program} -c`);
-  if (i >= args.length) {
+  if (i >= args.length || STDIN_FILES.has(args[i].value ?? "")) {
     // no script and no file: the commands come from standard input (a here-document, or a pipe)
     result.readsScriptFromStdin = true;
     decidedByWhatItRuns(result);
   }
   return result;
+}
+
+/** True when `command`'s options, before the name, hold -v or -V: the name is looked up, not run. */
+function lookupOnly(args: ShellWord[]): boolean {
+  for (const word of args) {
+    const value = word.value ?? "";
+    if (!/^-[pvV]+$/.test(value)) return false;
+    if (/[vV]/.test(value)) return true;
+  }
+  return false;
+}
+
+/** `trap [-lpP] [action signal...]`: the action is a script, run when a signal comes (or the shell exits). */
+function trap(result: Unwrapped, args: ShellWord[]): Unwrapped {
+  let i = 0;
+  while (i < args.length && /^-[lpP]+$/.test(args[i].value ?? "")) i++;
+  if (args[i]?.value === "--") i++;
+  const operands = args.slice(i);
+  const action = operands[0];
+  // `trap` alone or with one operand lists or resets; `-`, '' and a number reset
+  if (operands.length < 2 || action.value === "-" || action.value === "" || /^\d+$/.test(action.value ?? "")) {
+    return result;
+  }
+  return runsScript(result, [action], "trap");
+}
+
+/**
+ * True when a word of `args` before `--` is the option `-letter`, alone, grouped (`-tC`) or with its
+ * value attached (`-Ccallback`), or is computed at run time. Every word is looked at, values of
+ * other options too: better a question too many than an option missed.
+ */
+function hasOption(args: ShellWord[], letter: string): boolean {
+  for (const word of args) {
+    const value = word.value;
+    if (value === null) return true;
+    if (value === "--") return false;
+    if (/^-[A-Za-z]*/.exec(value)?.[0].includes(letter)) return true;
+  }
+  return false;
+}
+
+/**
+ * Why a builtin runs what this engine cannot read, or makes a name run something else; undefined
+ * for the rest. Each may change what the rest of the line runs.
+ */
+function opaqueBuiltin(program: string, args: ShellWord[]): string | undefined {
+  switch (program) {
+    case "source":
+    case ".":
+      return `${program} runs the script in a file, in this shell, and this engine does not read files`;
+    case "fc":
+      return "fc runs commands again from the shell's history, or an editor's output";
+    case "alias":
+      if (args.some((word) => word.value === null || word.value.includes("="))) {
+        return "alias makes a name run something else, which this engine does not follow";
+      }
+      return undefined;
+    case "hash":
+      return hasOption(args, "p") ? "hash -p makes a name run another program" : undefined;
+    case "enable":
+      return hasOption(args, "f") ? "enable -f loads a builtin from a shared library" : undefined;
+    case "bind":
+      return hasOption(args, "x") ? "bind -x runs a command when a key is pressed" : undefined;
+    case "jobs":
+      return hasOption(args, "x") ? "jobs -x runs a command" : undefined;
+    case "mapfile":
+    case "readarray":
+      return hasOption(args, "C") ? `${program} -C runs a callback for the lines it reads` : undefined;
+    case "complete":
+    case "compgen": {
+      if (hasOption(args, "C")) return `${program} -C runs a command`;
+      const list = args.findIndex((word) => word.value?.startsWith("-W"));
+      if (list >= 0) {
+        const words = args[list].value === "-W" ? args[list + 1]?.value : args[list].value?.slice(2);
+        // the word list is expanded when used: $(...) and backticks in it run
+        if (words === null || words === undefined || /[$`]/.test(words)) {
+          return `${program} -W expands its word list, and a $(...) in it runs a command`;
+        }
+      }
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
 }
 
 /** `watch [options] command words...`: the words are joined and run by `sh -c`. */

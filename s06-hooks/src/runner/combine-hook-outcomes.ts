@@ -12,6 +12,9 @@
  *   Stop              `block`: the loop goes on with it as the     ignored
  *                     next user message
  *   SessionStart      a notice for the user (nothing to block)     context for the model
+ *
+ * A PreToolUse hook may also change the call (`updatedInput`); two hooks that change it in
+ * different ways deny it, since no order between them would be the same every time.
  */
 import { BEHAVIOR_RANK, type Behavior } from "@harness/s05-permissions";
 import type { HookEventName } from "./hook-input.ts";
@@ -23,6 +26,8 @@ export interface HookVerdict {
   event: HookEventName;
   /** PreToolUse only: the strictest decision any hook made (deny > ask > allow), with their reasons. */
   permission?: { behavior: Behavior; reason: string };
+  /** PreToolUse only: the input the call runs with instead, as a hook gave it (`updatedInput`). */
+  updatedInput?: Record<string, unknown>;
   /**
    * Set when a hook blocked (PostToolUse, UserPromptSubmit, Stop): the blocking hooks' reasons,
    * one per line. For PreToolUse a block is a `permission` deny instead.
@@ -50,6 +55,7 @@ export function combineHookOutcomes(
   const blocks: string[] = [];
   const decisions: { behavior: Behavior; reason: string }[] = [];
   const stops: string[] = [];
+  const updates: Record<string, unknown>[] = [];
 
   for (const { run, outcome } of results) {
     switch (outcome.kind) {
@@ -79,6 +85,7 @@ export function combineHookOutcomes(
         if (event === "PreToolUse") {
           const decision = permissionOf(output.decision, specific?.permissionDecision);
           if (decision) decisions.push({ behavior: decision, reason: specific?.permissionDecisionReason ?? reason });
+          if (specific?.updatedInput) updates.push(specific.updatedInput);
         } else if (output.decision === "block") {
           if (event === "SessionStart") verdict.notices.push(reason);
           else blocks.push(reason);
@@ -88,6 +95,10 @@ export function combineHookOutcomes(
     }
   }
 
+  const inputs = new Set(updates.map((input) => JSON.stringify(input)));
+  if (inputs.size > 1) {
+    decisions.push({ behavior: "deny", reason: "two PreToolUse hooks changed the call's input in different ways" });
+  } else if (updates.length > 0) verdict.updatedInput = updates[0];
   if (blocks.length > 0) verdict.block = blocks.join("\n");
   if (stops.length > 0) verdict.stop = stops.join("\n");
   if (decisions.length > 0) {

@@ -1,12 +1,15 @@
 /**
  * What a hook reads: one JSON object on stdin, in Claude Code's field names, so a hook written for
- * Claude Code reads this course's events unchanged. One builder per event.
+ * Claude Code reads this course's events unchanged. One builder per event. `tool_name` is Claude
+ * Code's name for the tools that have one (`Bash`, `Read`, `Write`, `Edit`, `Glob`, `Grep`: s05's
+ * `CLAUDE_CODE_TOOL_NAMES`), the course's own for any other, so a hook testing for `"Bash"` sees bash.
  *
  * Left out: `transcript_path` on every event (s07-sessions adds it to SessionStart, for a session
  * it resumes) and Claude Code's events this course does not fire (Notification, PreCompact,
  * SubagentStop, SessionEnd ...).
  */
 import { isAbsolute, resolve } from "node:path";
+import { CLAUDE_CODE_TOOL_NAMES } from "@harness/s05-permissions";
 import type { ToolCall, ToolResult } from "@harness/shared";
 
 /** The points of the loop where hooks run. */
@@ -77,7 +80,7 @@ export function preToolUseInput(session: HookSession, call: ToolCall): HookInput
   return {
     ...common(session),
     hook_event_name: "PreToolUse",
-    tool_name: call.name,
+    tool_name: hookToolName(call.name),
     tool_input: toolInputForHooks(call.input, session.cwd),
     tool_use_id: call.id,
   };
@@ -88,11 +91,17 @@ export function postToolUseInput(session: HookSession, call: ToolCall, result: T
   return {
     ...common(session),
     hook_event_name: "PostToolUse",
-    tool_name: call.name,
+    tool_name: hookToolName(call.name),
     tool_input: toolInputForHooks(call.input, session.cwd),
     tool_use_id: call.id,
     tool_response: { content: result.content, is_error: result.isError },
   };
+}
+
+/** The name a hook reads for a tool: Claude Code's, where it has one; the course's otherwise. */
+export function hookToolName(name: string): string {
+  const names: Readonly<Record<string, string>> = CLAUDE_CODE_TOOL_NAMES;
+  return Object.hasOwn(names, name) ? names[name] : name;
 }
 
 /**
@@ -114,4 +123,19 @@ export function toolInputForHooks(input: unknown, cwd: string): Record<string, u
   const fields = input as Record<string, unknown>;
   if (typeof fields.path !== "string" || "file_path" in fields) return { ...fields };
   return { ...fields, file_path: isAbsolute(fields.path) ? fields.path : resolve(cwd, fields.path) };
+}
+
+/**
+ * A call's input as a hook's `updatedInput` gives it back, in the course's fields: `file_path`,
+ * which Claude Code's file tools take, becomes `path` when the hook changed it, and is dropped when
+ * it is only the one `toolInputForHooks` added. `updatedInput` is the whole new input, as in Claude
+ * Code: a field it leaves out is gone.
+ * Contract: never throws; every other field is the hook's, unchanged.
+ */
+export function inputFromHook(updated: Record<string, unknown>, call: ToolCall, cwd: string): Record<string, unknown> {
+  const given = toolInputForHooks(call.input, cwd);
+  const own = call.input !== null && typeof call.input === "object" && "file_path" in call.input;
+  if (own || !("file_path" in given)) return { ...updated }; // no file_path of ours to translate
+  const { file_path, ...rest } = updated;
+  return file_path !== undefined && file_path !== given.file_path ? { ...rest, path: file_path } : rest;
 }

@@ -5,18 +5,18 @@
  *   {"hooks": {"PreToolUse": [{"matcher": "bash", "hooks": [{"type": "command", "command": "...", "timeout": 30}]}]}}
  *
  * `<cwd>/.harness/settings.json` is committed with the project: anyone who clones it gets its
- * hooks, so they are `project` hooks and run only once trusted (trust.ts). `<cwd>/.harness/
- * settings.local.json` is the user's own (`local`) and runs, unless git tracks it: a committed
- * "local" file came with the clone like any other, and its hooks need trust too.
+ * hooks, so they are `project` hooks and run only once trusted (s05's project-trust.ts, in one
+ * question with the project's permissions). `<cwd>/.harness/settings.local.json` is the user's own
+ * (`local`) and runs, unless it came with the clone (s05's `shippedWithProject`: git tracks it, or
+ * a link leads out of `.harness` to it): then its hooks are the project's and need trust too.
  *
  * A file that is not JSON, an unknown event, a hook that is not a command: each is one line in
  * `problems` and is skipped; everything else still loads. Other keys (s05's `permissions`) are
  * not this file's business.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { LOCAL_SETTINGS, PROJECT_SETTINGS } from "@harness/s05-permissions";
+import { LOCAL_SETTINGS, PROJECT_SETTINGS, shippedWithProject } from "@harness/s05-permissions";
 import { z } from "zod";
 import { HOOK_EVENTS, type HookEventName } from "./hook-input.ts";
 import { matcherProblem } from "./match-hooks.ts";
@@ -49,8 +49,8 @@ export interface LoadedHooks {
   hooks: HookCommand[];
   /** One line per thing skipped, naming the file and the place in it. */
   problems: string[];
-  /** The `hooks` values of the files whose hooks need trust, as written: what trust is keyed on. */
-  projectDefinitions: { file: string; hooks: unknown }[];
+  /** The `hooks` values of the files whose hooks need trust, as written, and why each is the project's: what trust is keyed on. */
+  projectDefinitions: { file: string; shipped: string; hooks: unknown }[];
 }
 
 const commandHook = z.object({
@@ -74,10 +74,10 @@ export function loadHooks(cwd: string): LoadedHooks {
   for (const file of [PROJECT_SETTINGS, LOCAL_SETTINGS]) {
     const value = readHooksValue(cwd, file, loaded.problems);
     if (value === undefined) continue;
-    const source: HookSource = file === PROJECT_SETTINGS || isTrackedByGit(cwd, file) ? "project" : "local";
-    const hooks = readHooks(value, file, source, loaded.problems);
+    const shipped = file === PROJECT_SETTINGS ? "the project's" : shippedWithProject(cwd, file);
+    const hooks = readHooks(value, file, shipped === undefined ? "local" : "project", loaded.problems);
     loaded.hooks.push(...hooks);
-    if (source === "project" && hooks.length > 0) loaded.projectDefinitions.push({ file, hooks: value });
+    if (shipped !== undefined && hooks.length > 0) loaded.projectDefinitions.push({ file, shipped, hooks: value });
   }
   return loaded;
 }
@@ -152,14 +152,4 @@ function describeEntryProblem(entry: unknown, error: z.ZodError): string {
 
 function describeIssues(error: z.ZodError): string {
   return error.issues.map((issue) => (issue.path.length ? `${issue.path.join(".")}: ` : "") + issue.message).join("; ");
-}
-
-/** True when git tracks `file` in the repository around `cwd` (false outside one, or without git). */
-function isTrackedByGit(cwd: string, file: string): boolean {
-  try {
-    execFileSync("git", ["ls-files", "--error-unmatch", "--", file], { cwd, stdio: "ignore", timeout: 10_000 });
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -4,6 +4,11 @@
  * Exit 2: block, with stderr as the reason; stdout is ignored. Any other exit, a timeout, a hook
  * that could not start or printed JSON that does not parse: an error the user is told about, and
  * nothing is blocked.
+ *
+ * The JSON is read only when it is all of stdout, as Claude Code reads it: a log line printed
+ * before it makes the whole output plain text, and a decision in it is not read. Claude Code drops
+ * such output without a word (its debug log says "treating as plain text"); here the user is told,
+ * in one line, that nothing was read, or, where text goes to the model, that it went as text.
  */
 import { z } from "zod";
 import type { HookEventName } from "./hook-input.ts";
@@ -28,6 +33,8 @@ export interface HookOutput {
     permissionDecisionReason?: string;
     /** Text for the model. */
     additionalContext?: string;
+    /** PreToolUse: the call's input as it should run instead (the whole input, in Claude Code's field names). */
+    updatedInput?: Record<string, unknown>;
   };
 }
 
@@ -44,6 +51,7 @@ const hookOutputSchema: z.ZodType<HookOutput> = z.object({
       permissionDecision: z.enum(["allow", "deny", "ask"]).optional(),
       permissionDecisionReason: z.string().optional(),
       additionalContext: z.string().optional(),
+      updatedInput: z.record(z.string(), z.unknown()).optional(),
     })
     .optional(),
 });
@@ -78,7 +86,7 @@ export function readHookRun(run: HookRun, event: HookEventName): HookOutcome {
     return { kind: "error", message: `${name} ${how}${said ? `: ${said}` : ""}` };
   }
   const text = run.stdout.trim();
-  if (!text.startsWith("{")) return { kind: "ok", text, notices: [] };
+  if (!text.startsWith("{")) return { kind: "ok", text, notices: plainTextNotice(text, event, name) };
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -91,15 +99,33 @@ export function readHookRun(run: HookRun, event: HookEventName): HookOutcome {
     const issues = parsed.error.issues.map((issue) => `${issue.path.join(".") || "output"}: ${issue.message}`);
     return { kind: "error", message: `${name} printed JSON this harness cannot act on: ${issues.join("; ")}` };
   }
-  return { kind: "ok", output: parsed.data, text: "", notices: ignoredFields(json, name) };
+  return { kind: "ok", output: parsed.data, text: "", notices: ignoredFields(json, event, name) };
 }
 
-/** Claude Code fields a hook may rely on that this course does not act on: said, never silently dropped. */
-function ignoredFields(json: unknown, name: string): string[] {
+/**
+ * The line that says plain stdout was not read as JSON: at the events that ignore text, any text;
+ * where text is context for the model, only text that looks as if it meant JSON (a line opening `{`).
+ */
+function plainTextNotice(text: string, event: HookEventName, name: string): string[] {
+  if (text === "") return [];
+  const start = JSON.stringify(text.split("\n")[0].slice(0, 60));
+  if (event !== "UserPromptSubmit" && event !== "SessionStart") {
+    return [
+      `${name} printed something that is not one JSON value (it starts ${start}), so nothing it printed was read`,
+    ];
+  }
+  if (!/^\s*\{/m.test(text)) return [];
+  return [
+    `${name} printed something that is not one JSON value (it starts ${start}), so it was read as text for the model, not as JSON`,
+  ];
+}
+
+/** Claude Code fields a hook may rely on that this course does not act on here: said, never silently dropped. */
+function ignoredFields(json: unknown, event: HookEventName, name: string): string[] {
   const specific = (json as { hookSpecificOutput?: Record<string, unknown> }).hookSpecificOutput ?? {};
-  return ["updatedInput", "updatedMCPToolOutput"]
+  return [...(event === "PreToolUse" ? [] : ["updatedInput"]), "updatedMCPToolOutput"]
     .filter((field) => field in specific)
-    .map((field) => `${name}: hookSpecificOutput.${field} is not supported here; the call was not changed`);
+    .map((field) => `${name}: hookSpecificOutput.${field} is not supported at ${event}; nothing was changed`);
 }
 
 /** The first lines of a hook's stderr, for a one-line notice. */

@@ -5,11 +5,13 @@
  * (the file is written beside it and linked into place, which fails when the name is taken, as an
  * O_EXCL open does, and it never holds a half-written pid), so of two processes only one can.
  *
- * A lock whose process is gone (a crash, `kill -9`) is stale and is taken over. Taking it over is
- * the delicate part: two processes that both see it stale must not both delete it and each make
- * its own. So the right to delete a dead process's lock is itself a file made the same atomic way,
- * `<id>.lock.<pid>.dead`; one process gets it, checks the lock is still that pid's, deletes it,
- * and tries again like everyone else.
+ * A lock whose process is gone (a crash, `kill -9`) is stale and is taken over; so is one that
+ * holds no pid at all (empty, or garbage: this code never writes one, so no live process holds
+ * it). Taking it over is the delicate part: two processes that both see it stale must not both
+ * delete it and each make its own. So the right to delete a stale lock is itself a file made the
+ * same atomic way, `<id>.lock.<pid>.dead`; one process gets it, checks the lock still holds what
+ * it read, deletes it, and tries again like everyone else. A right whose process died before it
+ * was done is stale in turn, and is deleted.
  */
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
@@ -41,21 +43,26 @@ export function lockSession(path: string): SessionLock {
     if (createHolding(path, pid)) {
       return { kind: "held", path, release: () => readPid(path) === pid && rmSync(path, { force: true }) };
     }
-    const holder = readPid(path);
-    if (holder === undefined) continue; // released a moment ago: try again
-    if (isRunning(holder)) return { kind: "in_use", pid: holder }; // this process too: one writer per file
-    const right = `${path}.${holder}.dead`;
+    const held = readText(path);
+    if (held === undefined) continue; // released a moment ago: try again
+    const holder = pidIn(held);
+    if (holder !== undefined && isRunning(holder)) return { kind: "in_use", pid: holder }; // this process too: one writer per file
+    // stale: its process is gone, or it names none
+    const right = `${path}.${holder ?? "unreadable"}.dead`;
     if (createHolding(right, pid)) {
       try {
-        if (readPid(path) === holder) rmSync(path, { force: true });
+        if (readText(path) === held) rmSync(path, { force: true });
       } finally {
         rmSync(right, { force: true });
       }
     } else {
-      pause(10); // another process is clearing it
+      const clearer = readPid(right);
+      if (clearer !== undefined && !isRunning(clearer))
+        rmSync(right, { force: true }); // it died clearing
+      else pause(10); // another process is clearing it
     }
   }
-  // a process that died while clearing a dead lock left its right behind: leave the lock alone
+  // another process has been clearing it all this time: leave the lock to it
   return { kind: "in_use", pid: readPid(path) ?? -1 };
 }
 
@@ -74,14 +81,25 @@ function createHolding(path: string, pid: number): boolean {
   }
 }
 
-/** The pid a lock holds; `undefined` when it is gone. */
-function readPid(path: string): number | undefined {
+/** What a lock file holds; `undefined` when it is gone. */
+function readText(path: string): string | undefined {
   try {
-    const pid = Number(readFileSync(path, "utf8").trim());
-    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+    return readFileSync(path, "utf8");
   } catch {
     return undefined;
   }
+}
+
+/** The pid in a lock file's text; `undefined` when it holds none. */
+function pidIn(text: string): number | undefined {
+  const pid = Number(text.trim());
+  return text.trim() !== "" && Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+/** The pid a lock holds; `undefined` when it is gone or holds none. */
+function readPid(path: string): number | undefined {
+  const text = readText(path);
+  return text === undefined ? undefined : pidIn(text);
 }
 
 /** True while a process with this pid runs (another user's too). */

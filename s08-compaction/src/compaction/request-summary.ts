@@ -5,7 +5,7 @@
  * prompt, whose fixed sections keep what the work needs: the task, the decisions, the files
  * touched, what is left.
  */
-import type { MessageParam, Tool } from "@anthropic-ai/sdk/resources/messages";
+import type { MessageCreateParamsNonStreaming, MessageParam, Tool } from "@anthropic-ai/sdk/resources/messages";
 import type { SendTurn } from "@harness/s03-streaming";
 import { AgentTurn, appendUserText } from "@harness/shared";
 
@@ -51,22 +51,27 @@ export async function requestSummary(
   head: readonly MessageParam[],
   request: SummaryRequest,
 ): Promise<string | null> {
+  const response = await send(summaryRequest(head, request), request.signal);
+  if (!response) return null;
+  return AgentTurn.fromResponse(response).text.trim();
+}
+
+/** The request that asks for a summary of `head`, as `requestSummary` sends it (its size is what must fit the window). */
+export function summaryRequest(
+  head: readonly MessageParam[],
+  request: SummaryRequest,
+): MessageCreateParamsNonStreaming {
   const messages = head.map(clipResults);
   const extra = request.instructions ? `\n\nAdditional instructions from the user: ${request.instructions}` : "";
   appendUserText(messages, `${SUMMARY_PROMPT}${extra}`);
-  const response = await send(
-    {
-      model: request.model,
-      max_tokens: request.maxTokens,
-      system: SUMMARY_SYSTEM,
-      tools: request.tools,
-      tool_choice: { type: "none" },
-      messages,
-    },
-    request.signal,
-  );
-  if (!response) return null;
-  return AgentTurn.fromResponse(response).text.trim();
+  return {
+    model: request.model,
+    max_tokens: request.maxTokens,
+    system: SUMMARY_SYSTEM,
+    tools: request.tools,
+    tool_choice: { type: "none" },
+    messages,
+  };
 }
 
 /** A copy of the message, each tool result clipped to `SUMMARY_RESULT_CHARS`: its start and its end. */

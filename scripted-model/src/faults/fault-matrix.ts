@@ -74,6 +74,9 @@ const same = (expectation: FaultExpectation): Record<LoopKind, FaultExpectation>
   nonStreaming: expectation,
 });
 
+/** The sentinel call's input, with a list nested 10,000 levels deep beside its command. */
+const DEEP_INPUT = `{"command": "${SENTINEL_COMMAND}", "x": ${"[".repeat(10_000)}${"]".repeat(10_000)}}`;
+
 // the replies faults interrupt: a text long enough for several deltas, then the sentinel call
 const speech = reply([text("I will look at the files first, then create the file you asked for.")]);
 const sentinelCall = reply([
@@ -203,6 +206,13 @@ export const FAULT_CASES: readonly FaultCase[] = [
   {
     name: "tool JSON that stops short of its closing brace",
     script: [reply([{ type: "tool_use", name: "bash", rawInput: `{"command": "${SENTINEL_COMMAND}"` }]), recovery],
+    expected: same(stopped("final_answer", 2)),
+  },
+  {
+    name: "tool input nested 10,000 levels deep",
+    // JSON.parse reads it, but the next request's body (JSON.stringify) would overflow the stack:
+    // refused where it arrives (MAX_INPUT_DEPTH), the call is an invalid-arguments result
+    script: [reply([{ type: "tool_use", name: "bash", rawInput: DEEP_INPUT }]), recovery],
     expected: same(stopped("final_answer", 2)),
   },
   {
