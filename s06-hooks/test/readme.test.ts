@@ -9,8 +9,9 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { exitCodeFor, REPO_ROOT, usage } from "@harness/cli";
-import { CLAUDE_CODE_TOOL_NAMES, PROJECT_SETTINGS, TRUST_FILE } from "@harness/s05-permissions";
+import { exitCodeFor, REPO_ROOT } from "@harness/cli";
+import { TRACE_FLAGS } from "@harness/s04-tracing";
+import { CLAUDE_CODE_TOOL_NAMES, PERMISSION_FLAGS, PROJECT_SETTINGS, TRUST_FILE } from "@harness/s05-permissions";
 import {
   codeFences,
   commandWords,
@@ -69,9 +70,9 @@ describe.each(READMES)("%s", (name) => {
     expect(lessonDiffProblems(diffs, S05_LOOP, S06_LOOP)).toEqual([]);
   });
 
-  it("shows the CLI's own --help text", () => {
-    const help = usage(chapter.command, chapter.summary, [...(chapter.flags ?? [])], chapter.exitCodes);
-    expect(codeFences(markdown, "text")).toContain(`${help}\n`);
+  it("adds no option of its own, and links the options page for them", () => {
+    expect(chapter.flags).toEqual([...TRACE_FLAGS, ...PERMISSION_FLAGS]);
+    expect(markdown).toContain(name === "README.md" ? "](../docs/options.md)" : "](../docs/options.zh.md)");
   });
 
   it("lists every stop reason with the exit status the CLI maps it to, prompt_blocked included", () => {
