@@ -14,8 +14,7 @@ export const exercises = [
     find: '  for (const rule of bash("deny")) {\n    if (words.some((layer) => names(rule, layer, true))) return rulePart("deny", rule, subject);\n  }\n  if (mode !== "bypassPermissions") {\n    for (const rule of bash("ask")) {\n      if (words.some((layer) => names(rule, layer, true))) return rulePart("ask", rule, subject);\n    }\n  }\n  // only what it runs is decided (`sh -c \'...\'`): nothing to allow here\n  if (allowLayer === null) return { behavior: "allow", by: "through what it runs", subject };\n  for (const rule of bash("allow")) {\n    if (names(rule, words[allowLayer], false)) return rulePart("allow", rule, subject);\n  }\n',
     replace:
       '  // the stub: the first Bash rule that names the command decides, in the order they were read\n  for (const rule of settings.rules.filter((r) => r.rule.tool === "Bash")) {\n    if (rule.behavior !== "allow" && words.some((layer) => names(rule, layer, true))) {\n      return rulePart(rule.behavior, rule, subject);\n    }\n    if (rule.behavior === "allow" && allowLayer !== null && names(rule, words[allowLayer], false)) {\n      return rulePart("allow", rule, subject);\n    }\n  }\n  if (allowLayer === null) return { behavior: "allow", by: "through what it runs", subject };\n',
-    test:
-      "deny beat ask beat allow|skips ask rules in bypassPermissions|before the subcommand|reordered flags|offers no always when no allow rule|quotes every ts excerpt",
+    test: "deny beat ask beat allow|skips ask rules in bypassPermissions|before the subcommand|reordered flags|offers no always when no allow rule|quotes every ts excerpt",
     expect: "fail",
   },
   {

@@ -21,6 +21,7 @@ export const exercises = [
     // exit 2 read as one more failing exit: an error, and nothing blocks
     id: 2,
     file: "src/runner/read-hook-run.ts",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a template literal
     find: '  if (run.exitCode === 2) {\n    const reason = run.stderr.trim();\n    return { kind: "block", reason: reason === "" ? `${name} blocked this (exit 2) without saying why` : reason };\n  }\n',
     replace: "",
     test: "blocks a bash call when a PreToolUse hook exits 2",
