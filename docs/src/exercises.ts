@@ -193,14 +193,21 @@ export function matches(pattern: string, name: string): boolean {
 
 /**
  * The names given to `it(...)` and `test(...)` in a chapter's test files, as written (an
- * `it.each` name keeps its `%s`). Good enough to tell whether a `-t` pattern picks any test.
+ * `it.each` name keeps its `%s`), and those of testkit's chapter-text suite when a test calls it. Good
+ * enough to tell whether a `-t` pattern picks any test.
  */
 export function testNames(chapterPath: string): string[] {
   const dir = join(chapterPath, "test");
   if (!existsSync(dir)) return [];
   const names: string[] = [];
-  for (const file of readdirSync(dir).filter((name) => name.endsWith(".test.ts"))) {
-    const source = readFileSync(join(dir, file), "utf8");
+  const sources = readdirSync(dir)
+    .filter((name) => name.endsWith(".test.ts"))
+    .map((file) => readFileSync(join(dir, file), "utf8"));
+  // a readme test that calls testkit's chapter-text suite runs the suite's tests too
+  if (sources.some((source) => source.includes("chapterTextSuite("))) {
+    sources.push(readFileSync(join(chapterPath, "..", "testkit", "src", "chapter-text-suite.ts"), "utf8"));
+  }
+  for (const source of sources) {
     for (const match of source.matchAll(
       /\b(?:it|test)(?:\.\w+)*(?:\([^()]*\))?\(\s*(["'`])((?:\\.|(?!\1)[^\\])*)\1/g,
     )) {

@@ -22,6 +22,7 @@ import {
 } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
 import { chapter as s04Chapter } from "../../s04-tracing/src/main.ts";
+import { PERMISSION_FLAGS } from "../src/flags.ts";
 import { decide, PERMISSION_MODES, type PermissionMode } from "../src/index.ts";
 import { chapter, main } from "../src/main.ts";
 import { EVASIONS, shownLine } from "./evasions.ts";
@@ -69,12 +70,21 @@ chapterTextSuite({
     previous: s04Chapter,
     usage,
     exitCodeFor,
-    exitTable: ["final_answer", "max_turns", "max_tokens", "error", "aborted"],
+    // the text names its own options and links the options page (the test below), no help block
+    help: false,
   },
 });
 
 describe.each(READMES)("%s", (name) => {
   const text = readme(name);
+
+  it("names the options this chapter adds, and links the options page for the rest", () => {
+    for (const flag of PERMISSION_FLAGS) {
+      expect(chapter.flags).toContain(flag);
+      expect(text).toContain(`\`--${flag.name}`);
+    }
+    expect(text).toContain(name === "README.md" ? "](../docs/options.md)" : "](../docs/options.zh.md)");
+  });
 
   it("shows a settings file that loads", () => {
     const [example] = codeFences(text, "json");

@@ -10,7 +10,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exitCodeFor, REPO_ROOT, usage } from "@harness/cli";
-import { CLAUDE_CODE_TOOL_NAMES, PROJECT_SETTINGS, TRUST_FILE } from "@harness/s05-permissions";
+import { TRACE_FLAGS } from "@harness/s04-tracing";
+import { CLAUDE_CODE_TOOL_NAMES, PERMISSION_FLAGS, PROJECT_SETTINGS, TRUST_FILE } from "@harness/s05-permissions";
 import { chapterTextSuite, codeFences, commandWords, runSampleScript, sampleDirs, sampleRuns } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
 import { chapter as s05Chapter, main as s05Main } from "../../s05-permissions/src/main.ts";
@@ -49,6 +50,10 @@ chapterTextSuite({
 
 describe.each(READMES)("%s", (name) => {
   const markdown = text(name);
+  it("adds no option of its own, and links the options page for them", () => {
+    expect(chapter.flags).toEqual([...TRACE_FLAGS, ...PERMISSION_FLAGS]);
+    expect(markdown).toContain(name === "README.md" ? "](../docs/options.md)" : "](../docs/options.zh.md)");
+  });
 
   it("shows settings that load without a problem", () => {
     const [settings] = codeFences(markdown, "json");
