@@ -20,5 +20,4 @@ export const TEXTS_NOT_YET_REWRITTEN: readonly string[] = [
   "s08-compaction",
   "s09-providers",
   "s10-prompt-caching",
-  "s11-planning",
 ];
