@@ -19,5 +19,4 @@ export const TEXTS_NOT_YET_REWRITTEN: readonly string[] = [
   "s07-sessions",
   "s08-compaction",
   "s09-providers",
-  "s10-prompt-caching",
 ];
