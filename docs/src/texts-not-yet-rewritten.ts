@@ -18,5 +18,4 @@ export const TEXTS_NOT_YET_REWRITTEN: readonly string[] = [
   "s06-hooks",
   "s07-sessions",
   "s08-compaction",
-  "s09-providers",
 ];
