@@ -208,7 +208,8 @@ describe("the chapter text", () => {
 describe("the sample runs in README.md", () => {
   const text = readme("README.md");
   const SAMPLE_DIR = "/tmp/s09-sample";
-  const setup = codeFences(text, "sh").find((block) => block.startsWith(`rm -rf ${SAMPLE_DIR} && mkdir -p ${SAMPLE_DIR} `)) ?? "";
+  const setup =
+    codeFences(text, "sh").find((block) => block.startsWith(`rm -rf ${SAMPLE_DIR} && mkdir -p ${SAMPLE_DIR} `)) ?? "";
   const samples = [...text.matchAll(/^```sh\n([^\n]*pnpm s\d\d [^\n]*)\n```\n\n```text\n([\s\S]*?)^```$/gm)].map(
     ([, command, output]) => ({ command, output }),
   );
