@@ -16,7 +16,4 @@ export const TEXTS_NOT_YET_REWRITTEN: readonly string[] = [
   "s04-tracing",
   "s07-sessions",
   "s08-compaction",
-  "s09-providers",
-  "s10-prompt-caching",
-  "s11-planning",
 ];

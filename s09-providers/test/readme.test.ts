@@ -1,7 +1,7 @@
 /**
  * The chapter text cannot drift from the code: the chapter-text suite (every ```ts excerpt in the
  * sources, the whole loop the source's, the diff of s08's loop against this one real and whole,
- * the help and the exit table the CLI's, the same code in both languages); then this chapter's
+ * the help lines of its own option the CLI's, the same code in both languages); then this chapter's
  * own: the loops differ by one import moved, the adapter is behind the window as main.ts puts it,
  * the mapping tables are the code's data, the refusals it quotes are what each adapter reads, and
  * every sample run is that command run again offline, in order.
@@ -17,6 +17,7 @@ import { changedLines, chapterTextSuite, codeFences, containsRun, normalisedLine
 import { afterAll, describe, expect, it } from "vitest";
 import { chapter as s08Chapter } from "../../s08-compaction/src/main.ts";
 import { scriptedAdapter } from "../src/connect/create-adapter.ts";
+import { PROVIDER_FLAGS } from "../src/flags.ts";
 import { FORMAT_BOUND_BLOCKS } from "../src/history-for-format.ts";
 import { chapter } from "../src/main.ts";
 import { CHAT_STOP_REASONS } from "../src/openai/message-from-chat.ts";
@@ -74,7 +75,6 @@ chapterTextSuite({
     previous: s08Chapter,
     usage,
     exitCodeFor,
-    exitTable: ["final_answer", "max_turns", "max_tokens", "prompt_blocked", "context_overflow", "error", "aborted"],
   },
 });
 
@@ -136,6 +136,11 @@ describe.each(READMES)("%s", (name) => {
       expect(read?.maximum !== undefined, `${cell}: ${learns}`).toBe(/^(?:both numbers|两个数)/.test(learns));
     }
   });
+
+  it("names the option the CLI adds, as its help gives it, and links the options page for the rest", () => {
+    expect(codeFences(text, "text")).toContain(`${PROVIDER_FLAGS.map((flag) => `  ${flag.help}`).join("\n")}\n`);
+    expect(text).toContain(name === "README.md" ? "](../docs/options.md)" : "](../docs/options.zh.md)");
+  });
 });
 
 describe("the chapter text", () => {
@@ -170,7 +175,8 @@ describe("the chapter text", () => {
 describe("the sample runs in README.md", () => {
   const text = readme("README.md");
   const SAMPLE_DIR = "/tmp/s09-sample";
-  const setup = codeFences(text, "sh").find((block) => block.startsWith(`mkdir -p ${SAMPLE_DIR} `)) ?? "";
+  const setup =
+    codeFences(text, "sh").find((block) => block.startsWith(`rm -rf ${SAMPLE_DIR} && mkdir -p ${SAMPLE_DIR} `)) ?? "";
   const samples = [...text.matchAll(/^```sh\n([^\n]*pnpm s\d\d [^\n]*)\n```\n\n```text\n([\s\S]*?)^```$/gm)].map(
     ([, command, output]) => ({ command, output }),
   );

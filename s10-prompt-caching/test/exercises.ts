@@ -7,13 +7,13 @@
  */
 export const exercises = [
   {
-    // the stub of the build exercise: no anchor, so a turn past the lookback reads nothing
+    // the stub of the build exercise: no anchor, so a turn past the lookback reads nothing (every test of the anchor fails)
     id: 1,
     kind: "build",
     file: "src/place-breakpoints.ts",
     find: "  if (previousTail === undefined || previousTail >= tail) return undefined;\n  return tail - previousTail >= LOOKBACK_BLOCKS ? previousTail : undefined;\n",
     replace: "  return undefined;\n",
-    test: "still reads the earlier prefix after a turn that adds 25 tool results",
+    test: "anchor",
     expect: "fail",
   },
   {

@@ -7,13 +7,13 @@
  */
 export const exercises = [
   {
-    // the stub of the build exercise: no list is ever found, so a resumed session has no plan
+    // the stub of the build exercise: every todo_write call counts, a refused or unanswered one too
     id: 1,
     kind: "build",
     file: "src/last-written-list.ts",
-    find: '  let list: Todo[] = [];\n  for (const [i, message] of history.entries()) {\n    if (message.role !== "assistant" || typeof message.content === "string") continue;\n    const answers = history[i + 1]?.content;\n    for (const block of message.content) {\n      if (block.type !== "tool_use" || block.name !== TODO_WRITE) continue;\n      const result = Array.isArray(answers)\n        ? answers.find((answer) => answer.type === "tool_result" && answer.tool_use_id === block.id)\n        : undefined;\n      if (result?.type !== "tool_result" || result.is_error) continue; // refused, or never answered\n      const parsed = parseTodos(block.input);\n      if (parsed.ok) list = parsed.value;\n    }\n  }\n  return list;\n',
-    replace: "  return [];\n",
-    test: "restores the list after --continue",
+    find: '      const result = Array.isArray(answers)\n        ? answers.find((answer) => answer.type === "tool_result" && answer.tool_use_id === block.id)\n        : undefined;\n      if (result?.type !== "tool_result" || result.is_error) continue; // refused, or never answered\n',
+    replace: "",
+    test: "passes over a call|the call cut off does not count",
     expect: "fail",
   },
   {
