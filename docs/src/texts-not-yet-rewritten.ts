@@ -10,7 +10,6 @@
  * helper's removal merges apart from the others').
  */
 export const TEXTS_NOT_YET_REWRITTEN: readonly string[] = [
-  "s02-tool-dispatch",
   "s03-streaming",
   "s04-tracing",
   "s05-permissions",

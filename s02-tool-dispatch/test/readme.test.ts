@@ -7,7 +7,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { EXIT_CODES, exitCodeFor, usage } from "@harness/cli";
+import { EXIT_CODES, usage } from "@harness/cli";
 import { DEFAULT_BASH_TIMEOUT_SECONDS, DEFAULT_MAX_OUTPUT_BYTES } from "@harness/shared";
 import {
   type ChapterMain,
@@ -29,6 +29,7 @@ import { MAX_GLOB_RESULTS } from "../src/tools/glob.ts";
 import { MAX_GREP_MATCHES } from "../src/tools/grep.ts";
 import { ALL_TOOLS, editFileTool } from "../src/tools/index.ts";
 import { DEFAULT_READ_LIMIT, MAX_LINE_LENGTH } from "../src/tools/read-file.ts";
+import { exercises } from "./exercises.ts";
 
 const CHAPTER = join(import.meta.dirname, "..");
 /** What the chapter's CLI declares: its name, its summary, the exit statuses of its own stop reasons. */
@@ -39,6 +40,14 @@ const READMES = ["README.md", "README.zh.md"] as const;
 function readme(name: string): string {
   return readFileSync(join(CHAPTER, name), "utf8");
 }
+
+/** A text's prose for the number checks: outside code, without the reading-time line (measures of the text, not the code's numbers). */
+function numberedProse(text: string): string {
+  return proseOf(text, { inlineCode: false }).replace(/^\*\*(?:Reading:|阅读：)\*\*.*$/m, "");
+}
+
+/** The stub the build exercise starts from (its manifest's `replace`), as normalised lines. */
+const BUILD_STUB = normalisedLines(exercises.find((exercise) => exercise.kind === "build")?.replace ?? "");
 
 const SOURCES = sourceLines([join(CHAPTER, "src"), join(REPO, "shared", "src"), join(REPO, "cli", "src")]);
 
@@ -166,7 +175,7 @@ describe.each(READMES)("%s", (name) => {
   const text = readme(name);
 
   it.each(NUMBERS)("states $what as the code's value", ({ value, patterns }) => {
-    const found = patterns.flatMap((pattern) => captures(proseOf(text, { inlineCode: false }), pattern));
+    const found = patterns.flatMap((pattern) => captures(numberedProse(text), pattern));
     expect(found.length).toBeGreaterThan(0);
     for (const n of found) expect(n).toBe(value);
   });
@@ -177,33 +186,26 @@ describe.each(READMES)("%s", (name) => {
       ...Object.values(EXIT_CODES),
       ...Object.values(CLI.exitCodes),
     ]);
-    const numbers = [
-      ...proseOf(text, { inlineCode: false }).matchAll(/(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w.])/g),
-    ].map((m) => Number(m[0].replaceAll(",", "")));
+    const numbers = [...numberedProse(text).matchAll(/(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w.])/g)].map(
+      (m) => Number(m[0].replaceAll(",", "")),
+    );
     expect(numbers.filter((n) => !allowed.has(n))).toEqual([]);
   });
 
-  it("lists each exit status as the CLI maps it", () => {
-    const rows = [...text.matchAll(/^\|\s*(\d+)\s*\|\s*(.+?)\s*\|$/gm)];
-    expect(rows.map((row) => Number(row[1]))).toEqual([0, 2, 3, 1, 130]);
-    for (const [, code, meaning] of rows) {
-      const named = /^`(\w+)`/.exec(meaning)?.[1];
-      const reason = named ?? (/interrupt|中断/.test(meaning) ? "interrupted" : "error");
-      expect(exitCodeFor(reason, CLI.exitCodes), meaning).toBe(Number(code));
-    }
-    // the table is the contract's, row for row: s02 adds no stop reason of its own
+  it("adds no option and no exit code, as it says, and links the options page for s01's", () => {
+    // the text shows no help and no exit table: the CLI's are s01's, the contract's
     expect(CLI.exitCodes).toEqual({});
-    expect(rows.length).toBe(Object.keys(EXIT_CODES).length);
+    expect(chapter.flags ?? []).toEqual([]);
+    expect(usage(CLI.command, CLI.summary, [], CLI.exitCodes)).toContain("--max-turns N");
+    expect(text).toContain(name === "README.md" ? "](../docs/options.md)" : "](../docs/options.zh.md)");
   });
 
-  it("shows the CLI's own --help text", () => {
-    expect(codeFences(text, "text")).toContain(`${usage(CLI.command, CLI.summary, [], CLI.exitCodes)}\n`);
-  });
-
-  it("quotes every ts excerpt verbatim from the sources", () => {
+  it("quotes every ts excerpt verbatim from the sources, but the build exercise's stub", () => {
     const excerpts = codeFences(text, "ts");
     expect(excerpts.length).toBeGreaterThanOrEqual(8);
-    for (const excerpt of excerpts) {
+    const stubs = excerpts.filter((excerpt) => containsRun(BUILD_STUB, normalisedLines(excerpt)));
+    expect(stubs, "the build exercise shows its stub").toHaveLength(1);
+    for (const excerpt of excerpts.filter((block) => !stubs.includes(block))) {
       const where = SOURCES.filter((source) => containsRun(source.lines, normalisedLines(excerpt)));
       expect(where.length, `not found in the sources:\n${excerpt}`).toBeGreaterThan(0);
     }
