@@ -7,7 +7,7 @@ import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { reply, ScriptedModel, textReply, toolUse } from "@harness/scripted-model";
-import { appendUserText } from "@harness/shared";
+import { appendUserText, type ToolCall } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../../src/agent-loop.ts";
 import { dispatch, toolMap } from "../../src/dispatch.ts";
@@ -17,7 +17,7 @@ import { wordCountTool } from "../../src/tools/word-count.ts";
 import { tempWorkdir } from "../temp-workdir.ts";
 
 const TOOLS = toolMap([...ALL_TOOLS, wordCountTool]);
-const call = (input: unknown, id = "toolu_1") => ({ id, name: "word_count", input });
+const call = (input: Record<string, unknown>, id = "toolu_1"): ToolCall => ({ id, name: "word_count", input });
 
 describe("word_count", () => {
   it("counts the words of a text file, whatever spaces and lines are between them", async () => {
@@ -64,7 +64,10 @@ describe("word_count", () => {
     expect(wordCountTool.concurrencySafe).toBe(true);
     const cwd = tempWorkdir();
     writeFileSync(join(cwd, "a.txt"), "one two three\n");
-    const calls = [call({ path: "a.txt" }, "toolu_1"), { id: "toolu_2", name: "read_file", input: { path: "a.txt" } }];
+    const calls: ToolCall[] = [
+      call({ path: "a.txt" }, "toolu_1"),
+      { id: "toolu_2", name: "read_file", input: { path: "a.txt" } },
+    ];
     const events: string[] = [];
     const results = await runToolCalls(TOOLS, calls, { cwd }, (event) => events.push(event.type));
     expect(results.map((result) => result.content)).toEqual(["a.txt: 3 words", "1\tone two three"]);
