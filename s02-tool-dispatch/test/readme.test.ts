@@ -21,6 +21,7 @@ import { MAX_GLOB_RESULTS } from "../src/tools/glob.ts";
 import { MAX_GREP_MATCHES } from "../src/tools/grep.ts";
 import { ALL_TOOLS, editFileTool } from "../src/tools/index.ts";
 import { DEFAULT_READ_LIMIT, MAX_LINE_LENGTH } from "../src/tools/read-file.ts";
+import { exercises } from "./exercises.ts";
 
 const CHAPTER = join(import.meta.dirname, "..");
 /** What the chapter's CLI declares: its name, its summary, the exit statuses of its own stop reasons. */
@@ -30,6 +31,11 @@ const READMES = ["README.md", "README.zh.md"] as const;
 
 function readme(name: string): string {
   return readFileSync(join(CHAPTER, name), "utf8");
+}
+
+/** A text's prose for the number checks: outside code, without the reading-time line (measures of the text, not the code's numbers). */
+function numberedProse(text: string): string {
+  return proseOf(text, { inlineCode: false }).replace(/^\*\*(?:Reading:|阅读：)\*\*.*$/m, "");
 }
 
 const WORDS: Record<string, number> = { six: 6, eight: 8, 六: 6, 八: 8 };
@@ -105,6 +111,7 @@ chapterTextSuite({
   chapter: CHAPTER,
   sources: [join(CHAPTER, "src"), join(REPO, "shared", "src"), join(REPO, "cli", "src")],
   excerpts: 8,
+  stub: exercises.find((exercise) => exercise.kind === "build")?.replace,
   wholeLoop: {},
   diffs: [{ label: "s01's loop against this one", block: 0, hunks: 5, from: S01_LOOP, to: S02_LOOP }],
   cli: {
@@ -112,7 +119,6 @@ chapterTextSuite({
     previous: s01Chapter,
     usage,
     exitCodeFor,
-    exitTable: ["final_answer", "max_turns", "max_tokens", "error", "interrupted"],
   },
 });
 
@@ -120,7 +126,7 @@ describe.each(READMES)("%s", (name) => {
   const text = readme(name);
 
   it.each(NUMBERS)("states $what as the code's value", ({ value, patterns }) => {
-    const found = patterns.flatMap((pattern) => captures(proseOf(text, { inlineCode: false }), pattern));
+    const found = patterns.flatMap((pattern) => captures(numberedProse(text), pattern));
     expect(found.length).toBeGreaterThan(0);
     for (const n of found) expect(n).toBe(value);
   });
@@ -131,10 +137,18 @@ describe.each(READMES)("%s", (name) => {
       ...Object.values(EXIT_CODES),
       ...Object.values(CLI.exitCodes),
     ]);
-    const numbers = [
-      ...proseOf(text, { inlineCode: false }).matchAll(/(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w.])/g),
-    ].map((m) => Number(m[0].replaceAll(",", "")));
+    const numbers = [...numberedProse(text).matchAll(/(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w.])/g)].map(
+      (m) => Number(m[0].replaceAll(",", "")),
+    );
     expect(numbers.filter((n) => !allowed.has(n))).toEqual([]);
+  });
+
+  it("adds no option and no exit code, as it says, and links the options page for s01's", () => {
+    // the text shows no help and no exit table: the CLI's are s01's, the contract's
+    expect(CLI.exitCodes).toEqual({});
+    expect(chapter.flags ?? []).toEqual([]);
+    expect(usage(CLI.command, CLI.summary, [], CLI.exitCodes)).toContain("--max-turns N");
+    expect(text).toContain(name === "README.md" ? "](../docs/options.md)" : "](../docs/options.zh.md)");
   });
 
   it("shows edit_file's input schema exactly as toApiTool makes it", () => {

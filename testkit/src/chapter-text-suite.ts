@@ -73,6 +73,11 @@ export interface ChapterTextFacts {
   /** At least this many ```ts excerpts in each text. */
   excerpts: number;
   /**
+   * The build exercise's stub (its manifest's `replace`), when the text shows it: the one ```ts
+   * excerpt that is not in the sources, as the reader starts from it.
+   */
+  stub?: string;
+  /**
    * The whole loop: one ```ts block holding `export async function agentLoop(` is the function as
    * `file` (default the chapter's src/agent-loop.ts) has it, its doc comment included unless
    * `docComment` is false.
@@ -135,15 +140,23 @@ export function exitRows(markdown: string): { code: number; reason: string; row:
   });
 }
 
-/** Where a text's ```ts excerpts are not all in the sources, or fewer than `min`. */
+/**
+ * Where a text's ```ts excerpts are not all in the sources, or fewer than `min`; with `stub`, the
+ * one excerpt inside it (the build exercise's starting point) is exempt and must be shown once.
+ */
 export function excerptProblems(
   markdown: string,
   sources: readonly { file: string; lines: string[] }[],
   min: number,
+  stub?: string,
 ): string[] {
   const excerpts = codeFences(markdown, "ts");
   const problems = excerpts.length < min ? [`${excerpts.length} ts excerpts; at least ${min}`] : [];
-  for (const excerpt of excerpts) {
+  const stubLines = stub === undefined ? undefined : normalisedLines(stub);
+  const shown = excerpts.filter((excerpt) => stubLines && containsRun(stubLines, normalisedLines(excerpt)));
+  if (stub !== undefined && shown.length !== 1)
+    problems.push(`the build exercise's stub shown ${shown.length} times; once`);
+  for (const excerpt of excerpts.filter((block) => !shown.includes(block))) {
     if (!sources.some((source) => containsRun(source.lines, normalisedLines(excerpt)))) {
       problems.push(`not found in the sources:\n${excerpt}`);
     }
@@ -257,7 +270,7 @@ export function chapterTextSuite(facts: ChapterTextFacts): void {
     const text = read(file);
 
     it("quotes every ts excerpt verbatim from the sources", () => {
-      expect(excerptProblems(text, sources, facts.excerpts)).toEqual([]);
+      expect(excerptProblems(text, sources, facts.excerpts, facts.stub)).toEqual([]);
     });
 
     if (facts.wholeLoop) {

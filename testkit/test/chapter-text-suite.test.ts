@@ -159,6 +159,13 @@ describe("the suite's checks, each on a change that breaks it", () => {
     expect(excerptProblems(EN, sources, 3)).toEqual(["2 ts excerpts; at least 3"]);
   });
 
+  it("excerpts: the build exercise's stub is exempt, and shown exactly once", () => {
+    const stub = "export const tools = new Set();\n";
+    const withStub = EN.replace("new Map()", "new Set()");
+    expect(excerptProblems(withStub, sources, 2, stub)).toEqual([]);
+    expect(excerptProblems(EN, sources, 2, stub)).toEqual(["the build exercise's stub shown 0 times; once"]);
+  });
+
   it("the whole loop: a line changed, the doc comment left out, or the block twice", () => {
     const loop = join(S02, "src", "agent-loop.ts");
     expect(wholeLoopProblems(EN, loop)).toEqual([]);
