@@ -1,15 +1,15 @@
 /**
  * The chapter text cannot drift from the code: every ```ts excerpt is found verbatim in the
  * sources, the whole loop is the source's, every ```diff hunk is a real piece of the diff between
- * s06's loop and this one and no change is left out, the help and the exit table are the CLI's,
- * the transcript it shows reads as one, and every sample run is that command run again offline
+ * s06's loop and this one and no change is left out, the new options are the CLI's, the
+ * transcript it shows reads as one, and every sample run is that command run again offline
  * (the kill -9 included), in the order the text runs them.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { exitCodeFor, REPO_ROOT, usage } from "@harness/cli";
+import { REPO_ROOT } from "@harness/cli";
 import { projectSlug } from "@harness/s04-tracing";
 import {
   type ChapterMain,
@@ -32,6 +32,7 @@ import {
 } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
 import { main as s06Main } from "../../s06-hooks/src/main.ts";
+import { SESSION_FLAGS } from "../src/flags.ts";
 import { chapter, main } from "../src/main.ts";
 import { historyOf, readTranscript } from "../src/read-transcript.ts";
 import { killGroup, processes } from "./run-cli.ts";
@@ -70,18 +71,11 @@ describe.each(READMES)("%s", (name) => {
     expect(lessonDiffProblems(diffs, S06_LOOP, S07_LOOP)).toEqual([]);
   });
 
-  it("shows the CLI's own --help text", () => {
-    const help = usage(chapter.command, chapter.summary, [...(chapter.flags ?? [])], chapter.exitCodes);
-    expect(codeFences(text, "text")).toContain(`${help}\n`);
-  });
-
-  it("lists every stop reason with the exit status the CLI maps it to, prompt_blocked included", () => {
-    const rows = [...text.matchAll(/^\|\s*(\d+)\s*\|\s*(`\w+`|\S[^|]*?)\s*\|/gm)];
-    const reasons = rows.map((row) => /^`(\w+)`$/.exec(row[2])?.[1] ?? "error");
-    expect(reasons).toEqual(["final_answer", "max_turns", "max_tokens", "prompt_blocked", "aborted", "error"]);
-    rows.forEach((row, i) => {
-      expect(exitCodeFor(reasons[i], chapter.exitCodes), row[0]).toBe(Number(row[1]));
-    });
+  it("names its own new options as the CLI's help writes them, and links the options page for the rest", () => {
+    const own = SESSION_FLAGS.map((flag) => `  ${flag.help}`).join("\n");
+    expect(codeFences(text, "text")).toContain(`${own}\n`);
+    expect(chapter.flags?.slice(-SESSION_FLAGS.length)).toEqual(SESSION_FLAGS);
+    expect(text).toContain(name === "README.md" ? "](../docs/options.md)" : "](../docs/options.zh.md)");
   });
 
   it("shows a transcript that reads as one: a header, then messages that follow one another", () => {
@@ -130,17 +124,19 @@ describe("the sample runs in README.md", () => {
     return { program, args: [...args, ...rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir))] };
   };
 
-  /** The block of text right after the ```sh block that holds `command`; `nth` 1: its stderr, when shown. */
+  /**
+   * The first ```text block after the ```sh block that holds `command` (folded or not), before the
+   * next ```sh block; `nth` 1: the one after it, its stderr, when it is shown (it starts `Using `).
+   */
   function outputOf(command: string, nth = 0): string {
-    const fence = `\n${command}\n\`\`\`\n\n\`\`\`text\n`; // the command ends its sh block
+    const fence = `\n${command}\n\`\`\`\n`; // the command ends its sh block
     const start = text.indexOf(fence);
     expect(start, `no sample of ${command}`).toBeGreaterThan(-1);
-    const rest = text.slice(start + fence.length);
-    const outputs = [rest.slice(0, rest.indexOf("```\n"))];
-    // a run's stderr, when the text shows it: the next text block after some prose
-    const after = rest.slice(rest.indexOf("```\n") + 4);
-    const next = /^(?:[^`\n][^\n]*\n|\n)+```text\n([\s\S]*?)```\n/.exec(after);
-    if (next?.[1].startsWith("Using ")) outputs.push(next[1]);
+    let rest = text.slice(start + fence.length);
+    if (rest.includes("```sh\n")) rest = rest.slice(0, rest.indexOf("```sh\n"));
+    const blocks = [...rest.matchAll(/^```text\n([\s\S]*?)^```\n/gm)].map((match) => match[1]);
+    const outputs = [blocks[0] ?? ""];
+    if (blocks[1]?.startsWith("Using ")) outputs.push(blocks[1]);
     return outputs[nth] ?? "";
   }
 
@@ -167,8 +163,10 @@ describe("the sample runs in README.md", () => {
     return { code, stdout: child.stdout(), stderr: child.stderr() };
   }
 
-  it("has the setup, the problem's two runs and the try-it sequence", () => {
+  it("has the setup, the problem's two runs, the try-it reset and the try-it sequence", () => {
     expect(setup).not.toBe("");
+    const tryIt = text.slice(text.indexOf("## Try it"));
+    expect(codeFences(tryIt, "sh")[0]).toBe(`rm -rf ~/.harness/projects/${projectSlug(SAMPLE_DIR)}\n`);
     const commands = sh.filter((block) => /^pnpm /.test(block)).map((block) => commandWords(block)[1]);
     expect(commands).toEqual(["s06", "s06", "s07", "s07", "s07", "s07", "sessions", "sessions"]);
   });
