@@ -16,7 +16,6 @@ export const TEXTS_NOT_YET_REWRITTEN: readonly string[] = [
   "s04-tracing",
   "s05-permissions",
   "s06-hooks",
-  "s08-compaction",
   "s09-providers",
   "s10-prompt-caching",
   "s11-planning",

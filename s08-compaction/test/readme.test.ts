@@ -1,15 +1,15 @@
 /**
  * The chapter text cannot drift from the code: every ```ts excerpt is found verbatim in the
  * sources, the whole loop is the source's, every ```diff hunk is a real piece of the diff between
- * s07's loop and this one and no change is left out, the help, the exit table and the numbers are
- * the code's, both languages show the same code, and every sample run is that command run again
- * offline.
+ * s07's loop and this one and no change is left out, the new options, context_overflow's exit
+ * status and the numbers are the code's, the token figures have a legend, both languages show
+ * the same code, and every sample run is that command run again offline.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { EXIT_CODES, exitCodeFor, REPO_ROOT, usage } from "@harness/cli";
+import { exitCodeFor, REPO_ROOT } from "@harness/cli";
 import { projectSlug } from "@harness/s04-tracing";
 import {
   changedLines,
@@ -18,6 +18,7 @@ import {
   functionSource,
   hunkCount,
   lessonDiffProblems,
+  mainPath,
   normalisedLines,
   proseOf,
   sourceLines,
@@ -26,6 +27,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { KEEP_RECENT_TURNS } from "../src/compaction/clear-old-results.ts";
 import { CONTEXT_WINDOWS, DEFAULT_CONTEXT_BUDGET, THRESHOLDS } from "../src/context-budget.ts";
 import { MAX_COMPACTION_FAILURES } from "../src/context-window.ts";
+import { WINDOW_FLAGS } from "../src/flags.ts";
 import { chapter } from "../src/main.ts";
 
 const CHAPTER = join(REPO_ROOT, "s08-compaction");
@@ -63,22 +65,27 @@ describe.each(READMES)("%s", (name) => {
     expect(real.filter((line) => !changedLines(diffs).includes(line))).toEqual([]);
   });
 
-  it("shows the CLI's own --help text", () => {
-    const { command, summary, flags, exitCodes, commandHelp } = chapter;
-    expect(codeFences(text, "text")).toContain(
-      `${usage(command, summary, [...(flags ?? [])], exitCodes, commandHelp)}\n`,
-    );
+  it("names its own new options and REPL command as the CLI's help writes them, and links the options page for the rest", () => {
+    const own = [
+      ...WINDOW_FLAGS.map((flag) => `  ${flag.help}`),
+      "in the REPL:",
+      ...(chapter.commandHelp ?? []).map((line) => `  ${line}`),
+    ];
+    expect(codeFences(text, "text")).toContain(`${own.join("\n")}\n`);
+    expect(chapter.flags?.slice(-WINDOW_FLAGS.length)).toEqual(WINDOW_FLAGS);
+    expect(text).toContain(name === "README.md" ? "](../docs/options.md)" : "](../docs/options.zh.md)");
   });
 
-  it("lists each exit status as the CLI maps it, context_overflow's among them", () => {
-    const rows = [...text.matchAll(/^\|\s*(\d+)\s*\|\s*(.+?)\s*\|$/gm)];
-    expect(rows.map((row) => Number(row[1]))).toEqual([0, 2, 3, 4, 5, 1, 130]);
-    for (const [, status, meaning] of rows) {
-      const reason = /^`(\w+)`/.exec(meaning)?.[1] ?? "error";
-      expect(exitCodeFor(reason, chapter.exitCodes), meaning).toBe(Number(status));
-    }
-    expect(rows.length).toBe(Object.keys(EXIT_CODES).length + 2);
-    expect(text).toMatch(/^\|[^|\n]+\| `context_overflow` +\|/m);
+  it("states context_overflow's exit status as the CLI maps it", () => {
+    const status = exitCodeFor("context_overflow", chapter.exitCodes);
+    expect(status).toBe(5);
+    expect(text).toContain(name === "README.md" ? `(exit status ${status})` : `（退出码 ${status}）`);
+  });
+
+  it("explains the three token figures of a context line (a legend, on the main path)", () => {
+    const main = mainPath(text);
+    for (const figure of ["`864`", "`3,200`", "`4,000`", "`27%`", "`~846 in / ~18 out`"])
+      expect(main).toContain(figure);
   });
 
   it("states the code's numbers", () => {
