@@ -1,38 +1,33 @@
 /**
- * The chapter text cannot drift from the code: every ```ts excerpt is found verbatim in the
- * sources, the whole loop is the source's, every ```diff hunk is a real piece of the diff between
- * s06's loop and this one and no change is left out, the new options are the CLI's, the
- * transcript it shows reads as one, and every sample run is that command run again offline
- * (the kill -9 included), in the order the text runs them.
+ * The chapter text cannot drift from the code: the chapter-text suite (every ```ts excerpt in the
+ * sources, the whole loop the source's, the diff of s06's loop against this one real and whole,
+ * the lines of the options it adds the CLI's, the same code in both languages); then this
+ * chapter's own: the transcript it shows reads as one, Try it starts from no sessions, and every
+ * sample run is that command run again offline (the kill -9 included), in the order the text
+ * runs them.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REPO_ROOT } from "@harness/cli";
+import { exitCodeFor, REPO_ROOT, usage } from "@harness/cli";
 import { projectSlug } from "@harness/s04-tracing";
 import {
   type ChapterMain,
   type CliRun,
+  chapterTextSuite,
   cliRunner,
   codeFences,
   commandWords,
-  containsRun,
-  functionSource,
-  hunkCount,
-  lessonDiffProblems,
   mainOfScript,
-  normalisedLines,
   runInProcess,
   runSampleScript,
   sampleDirs,
   sampleRuns,
-  sourceLines,
   until,
 } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
-import { main as s06Main } from "../../s06-hooks/src/main.ts";
-import { SESSION_FLAGS } from "../src/flags.ts";
+import { chapter as s06Chapter, main as s06Main } from "../../s06-hooks/src/main.ts";
 import { chapter, main } from "../src/main.ts";
 import { historyOf, readTranscript } from "../src/read-transcript.ts";
 import { killGroup, processes } from "./run-cli.ts";
@@ -41,42 +36,27 @@ const CHAPTER = join(REPO_ROOT, "s07-sessions");
 const READMES = ["README.md", "README.zh.md"] as const;
 const S06_LOOP = join(REPO_ROOT, "s06-hooks", "src", "agent-loop.ts");
 const S07_LOOP = join(CHAPTER, "src", "agent-loop.ts");
-const SOURCES = sourceLines([join(CHAPTER, "src")]);
 const SCRIPTS = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).scripts as Record<string, string>;
 /** The CLIs whose samples run in this process (`mainOfScript` checks the script runs that file); `pnpm sessions` runs in a child. */
 const MAINS: Record<string, ChapterMain> = { "s06-hooks/src/main.ts": s06Main, "s07-sessions/src/main.ts": main };
 
 const readme = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
 
+chapterTextSuite({
+  chapter: CHAPTER,
+  excerpts: 8,
+  wholeLoop: {},
+  diffs: [{ label: "s06's loop against this one", hunks: 8, from: S06_LOOP, to: S07_LOOP }],
+  cli: {
+    chapter,
+    previous: s06Chapter,
+    usage,
+    exitCodeFor,
+  },
+});
+
 describe.each(READMES)("%s", (name) => {
   const text = readme(name);
-  const diffs = codeFences(text, "diff").join("");
-
-  it("quotes every ts excerpt verbatim from the sources", () => {
-    const excerpts = codeFences(text, "ts");
-    expect(excerpts.length).toBeGreaterThanOrEqual(8);
-    for (const excerpt of excerpts) {
-      const found = SOURCES.some((source) => containsRun(source.lines, normalisedLines(excerpt)));
-      expect(found, `not found in src/:\n${excerpt}`).toBe(true);
-    }
-  });
-
-  it("shows the whole loop: one ts block that is agentLoop as the source has it, doc comment included", () => {
-    const whole = codeFences(text, "ts").filter((block) => block.includes("export async function agentLoop("));
-    expect(whole).toEqual([`${functionSource(S07_LOOP)}\n`]);
-  });
-
-  it("shows a diff of s06's loop against this one that is real and leaves out no change but the header", () => {
-    expect(hunkCount(diffs)).toBe(8);
-    expect(lessonDiffProblems(diffs, S06_LOOP, S07_LOOP)).toEqual([]);
-  });
-
-  it("names its own new options as the CLI's help writes them, and links the options page for the rest", () => {
-    const own = SESSION_FLAGS.map((flag) => `  ${flag.help}`).join("\n");
-    expect(codeFences(text, "text")).toContain(`${own}\n`);
-    expect(chapter.flags?.slice(-SESSION_FLAGS.length)).toEqual(SESSION_FLAGS);
-    expect(text).toContain(name === "README.md" ? "](../docs/options.md)" : "](../docs/options.zh.md)");
-  });
 
   it("shows a transcript that reads as one: a header, then messages that follow one another", () => {
     const [sample] = codeFences(text, "json");
@@ -88,16 +68,6 @@ describe.each(READMES)("%s", (name) => {
       expect(historyOf(transcript.records).map((m) => m.role)).toEqual(["user", "assistant"]);
     } finally {
       rmSync(join(path, ".."), { recursive: true, force: true });
-    }
-  });
-});
-
-describe("the chapter text", () => {
-  it("gives the same code in English and Chinese", () => {
-    const [en, zh] = READMES.map(readme);
-    const strip = (block: string) => block.replace(/\s+#.*$/gm, ""); // comments are translated
-    for (const lang of ["ts", "json", "text", "sh", "diff"]) {
-      expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
     }
   });
 });
