@@ -1,9 +1,10 @@
 /**
  * The chapter text cannot drift from the code: the chapter-text suite (every ```ts excerpt in the
  * sources, the whole loop the source's, the diff of s06's loop against this one real and whole,
- * the help and the exit table the CLI's, the same code in both languages); then this chapter's
- * own: the transcript it shows reads as one, and every sample run is that command run again
- * offline (the kill -9 included), in the order the text runs them.
+ * the lines of the options it adds the CLI's, the same code in both languages); then this
+ * chapter's own: the transcript it shows reads as one, Try it starts from no sessions, and every
+ * sample run is that command run again offline (the kill -9 included), in the order the text
+ * runs them.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -51,7 +52,6 @@ chapterTextSuite({
     previous: s06Chapter,
     usage,
     exitCodeFor,
-    exitTable: ["final_answer", "max_turns", "max_tokens", "prompt_blocked", "aborted", "error"],
   },
 });
 
@@ -94,17 +94,19 @@ describe("the sample runs in README.md", () => {
     return { program, args: [...args, ...rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir))] };
   };
 
-  /** The block of text right after the ```sh block that holds `command`; `nth` 1: its stderr, when shown. */
+  /**
+   * The first ```text block after the ```sh block that holds `command` (folded or not), before the
+   * next ```sh block; `nth` 1: the one after it, its stderr, when it is shown (it starts `Using `).
+   */
   function outputOf(command: string, nth = 0): string {
-    const fence = `\n${command}\n\`\`\`\n\n\`\`\`text\n`; // the command ends its sh block
+    const fence = `\n${command}\n\`\`\`\n`; // the command ends its sh block
     const start = text.indexOf(fence);
     expect(start, `no sample of ${command}`).toBeGreaterThan(-1);
-    const rest = text.slice(start + fence.length);
-    const outputs = [rest.slice(0, rest.indexOf("```\n"))];
-    // a run's stderr, when the text shows it: the next text block after some prose
-    const after = rest.slice(rest.indexOf("```\n") + 4);
-    const next = /^(?:[^`\n][^\n]*\n|\n)+```text\n([\s\S]*?)```\n/.exec(after);
-    if (next?.[1].startsWith("Using ")) outputs.push(next[1]);
+    let rest = text.slice(start + fence.length);
+    if (rest.includes("```sh\n")) rest = rest.slice(0, rest.indexOf("```sh\n"));
+    const blocks = [...rest.matchAll(/^```text\n([\s\S]*?)^```\n/gm)].map((match) => match[1]);
+    const outputs = [blocks[0] ?? ""];
+    if (blocks[1]?.startsWith("Using ")) outputs.push(blocks[1]);
     return outputs[nth] ?? "";
   }
 
@@ -131,8 +133,10 @@ describe("the sample runs in README.md", () => {
     return { code, stdout: child.stdout(), stderr: child.stderr() };
   }
 
-  it("has the setup, the problem's two runs and the try-it sequence", () => {
+  it("has the setup, the problem's two runs, the try-it reset and the try-it sequence", () => {
     expect(setup).not.toBe("");
+    const tryIt = text.slice(text.indexOf("## Try it"));
+    expect(codeFences(tryIt, "sh")[0]).toBe(`rm -rf ~/.harness/projects/${projectSlug(SAMPLE_DIR)}\n`);
     const commands = sh.filter((block) => /^pnpm /.test(block)).map((block) => commandWords(block)[1]);
     expect(commands).toEqual(["s06", "s06", "s07", "s07", "s07", "s07", "sessions", "sessions"]);
   });

@@ -1,9 +1,10 @@
 /**
  * The chapter text cannot drift from the code: the chapter-text suite (every ```ts excerpt in the
  * sources, the whole loop the source's, the diff of s07's loop against this one real and whole,
- * the help and the exit table the CLI's, the same code in both languages); then this chapter's
- * own: context_overflow in its table of stop reasons, the numbers are the code's, it names no API
- * the loop rebuild removed, and every sample run is that command run again offline.
+ * the lines of the options it adds the CLI's, the same code in both languages); then this chapter's
+ * own: context_overflow in its table of stop reasons and its exit status, a legend for the token
+ * figures, its REPL command, the numbers are the code's, it names no API the loop rebuild removed,
+ * and every sample run is that command run again offline.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -11,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exitCodeFor, REPO_ROOT, usage } from "@harness/cli";
 import { projectSlug } from "@harness/s04-tracing";
-import { chapterTextSuite, codeFences, proseOf } from "@harness/testkit";
+import { chapterTextSuite, codeFences, mainPath, proseOf } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { chapter as s07Chapter } from "../../s07-sessions/src/main.ts";
 import { KEEP_RECENT_TURNS } from "../src/compaction/clear-old-results.ts";
@@ -37,7 +38,6 @@ chapterTextSuite({
     previous: s07Chapter,
     usage,
     exitCodeFor,
-    exitTable: ["final_answer", "max_turns", "max_tokens", "prompt_blocked", "context_overflow", "error", "aborted"],
   },
 });
 
@@ -46,6 +46,23 @@ describe.each(READMES)("%s", (name) => {
 
   it("names context_overflow in its table of stop reasons", () => {
     expect(text).toMatch(/^\|[^|\n]+\| `context_overflow` +\|/m);
+  });
+
+  it("states context_overflow's exit status as the CLI maps it", () => {
+    const status = exitCodeFor("context_overflow", chapter.exitCodes);
+    expect(status).toBe(5);
+    expect(text).toContain(name === "README.md" ? `(exit status ${status})` : `（退出码 ${status}）`);
+  });
+
+  it("explains the three token figures of a context line (a legend, on the main path)", () => {
+    const main = mainPath(text);
+    for (const figure of ["`864`", "`3,200`", "`4,000`", "`27%`", "`~846 in / ~18 out`"]) {
+      expect(main).toContain(figure);
+    }
+  });
+
+  it("names its REPL command as the CLI's help writes it", () => {
+    for (const line of chapter.commandHelp ?? []) expect(text).toContain(line.split("  ")[0]);
   });
 
   it("states the code's numbers", () => {
