@@ -4,12 +4,20 @@
  * same as vitest failing to start (a change that does not parse fails every test file before any
  * test runs: that proves nothing about the test the exercise names).
  */
+import { matches } from "./exercises.ts";
 
 /** The part of vitest's JSON report this reads. */
 export interface VitestReport {
   numFailedTests: number;
   numPassedTests: number;
-  testResults: { name: string; status: string; message?: string }[];
+  testResults: {
+    /** The test file's path. */
+    name: string;
+    status: string;
+    message?: string;
+    /** Each test of the file: its full name (its describes' names and its own, joined by spaces). */
+    assertionResults?: { fullName: string; status: string }[];
+  }[];
 }
 
 /** How a test run ended: its exit status and its report (undefined when none was written). */
@@ -56,4 +64,62 @@ function firstLine(message: string): string {
     .map((line) => line.trim())
     .filter((line) => line !== "");
   return lines.slice(0, 2).join(" ") || "no message";
+}
+
+/**
+ * The chapter-text suite's test of the reading line (testkit's chapter-text-suite.ts): it counts
+ * the lines of the chapter's code, which any stub of another length changes, so a stub may turn it
+ * red without naming it.
+ */
+export const READING_LINE_TEST = /states its reading time as its main path and its code measure it$/;
+
+/**
+ * Judge a build exercise's stub: the chapter's whole suite run with the stub in place. It holds
+ * when vitest exits non-zero, no test file failed before its tests ran, at least one test failed,
+ * and every test that failed is one the exercise names (`test`: a pattern matched against a test's
+ * full name, as vitest's `-t` matches it, or a test file): the stub breaks nothing else.
+ */
+export function stubOutcome(run: TestRun, test: string): ExerciseOutcome {
+  const { exitCode, report } = run;
+  if (exitCode === null) return { ok: false, summary: "the test run was killed (it ran past its time limit)" };
+  if (!report) return { ok: false, summary: `vitest exited ${exitCode} without a report: it did not start` };
+  const broken = report.testResults.find((file) => file.status === "failed" && (file.message ?? "").trim() !== "");
+  const counts = `${report.numFailedTests} failed, ${report.numPassedTests} passed`;
+  if (broken) {
+    return {
+      ok: false,
+      summary: `a test file failed before its tests ran (${firstLine(broken.message ?? "")}); ${counts}`,
+    };
+  }
+  const failed = report.testResults.flatMap((file) =>
+    (file.assertionResults ?? [])
+      .filter((t) => t.status === "failed")
+      .map((t) => ({ file: file.name, name: t.fullName })),
+  );
+  if (exitCode === 0 || failed.length === 0) {
+    return { ok: false, summary: `the stub leaves every test green (vitest exited ${exitCode}: ${counts})` };
+  }
+  const named = (t: { file: string; name: string }) =>
+    test.endsWith(".test.ts") ? t.file.endsWith(`/${test}`) || t.file === test : matches(test, t.name);
+  // the text's reading line counts the chapter's code as it ships; a stub is code in the making
+  const others = failed.filter((t) => !named(t) && !READING_LINE_TEST.test(t.name));
+  if (others.length > 0) {
+    const shown = others.slice(0, 3).map((t) => JSON.stringify(t.name));
+    return {
+      ok: false,
+      summary: `the stub breaks ${others.length} test(s) the exercise does not name: ${shown.join(", ")}${others.length > 3 ? ", ..." : ""}`,
+    };
+  }
+  return { ok: true, summary: `the stub turns ${failed.length} named test(s) red and nothing else: ${counts}` };
+}
+
+/**
+ * Judge a build exercise's reference (the chapter's code as it is): the whole suite passes, having
+ * run at least one test.
+ */
+export function referenceOutcome(run: TestRun): ExerciseOutcome {
+  const outcome = exerciseOutcome(run, "pass");
+  return outcome.ok
+    ? { ok: true, summary: outcome.summary.replace("green as expected", "the whole suite green") }
+    : outcome;
 }

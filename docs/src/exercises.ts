@@ -6,13 +6,21 @@
  *
  * A manifest exports `exercises`, a list of:
  *
- *     { id: 1, file: "src/agent-loop.ts", find: "<exact text>", replace: "<text>",
+ *     { id: 1, kind: "build", file: "src/agent-loop.ts", find: "<exact text>", replace: "<text>",
  *       test: "<a test's name, or a test file>", expect: "fail" | "pass" }
  *
  * `id` is the exercise's number in the text's `## Exercises` section; `file` is relative to the
  * chapter folder; `find` occurs exactly once in it; `test` is a test's name (or a part of it, as
  * vitest's `-t` reads it: a pattern) or a file under `test/` ending in `.test.ts`. The text shows
  * the command `exerciseCommand` builds, which readers paste from the repository root.
+ *
+ * Two kinds. A **mutation** exercise (no `kind`) is a change the reader makes and a test it turns
+ * red (or leaves green): the reader predicts first. A **build** exercise (`kind: "build"`,
+ * `expect: "fail"`) is one the reader writes: `find` → `replace` is the stub the reader starts
+ * from (the mechanism taken out), `test` the test(s) the stub turns red, and the chapter's own
+ * code is the reference solution. `pnpm test:exercises` proves a build exercise: with the stub,
+ * the chapter's whole suite runs, at least one test fails and every test that fails is one `test`
+ * names (nothing else breaks); with the reference, the whole suite passes.
  *
  * The manifest is plain data with no import, so a chapter needs no dependency for it; `readExercises`
  * checks its shape.
@@ -25,10 +33,15 @@ import type { Chapter } from "./find-chapters.ts";
 /** What a change does to the named test: turns it red, or leaves it green. */
 export type ExerciseOutcome = "fail" | "pass";
 
+/** What an exercise asks of the reader: to write the mechanism, or to predict what a change breaks. */
+export type ExerciseKind = "build" | "mutation";
+
 /** One exercise of a chapter: a change, and what it does to a test. */
 export interface Exercise {
   /** Its number in the chapter text's exercises section, from 1. */
   id: number;
+  /** `"build"`: the change is the stub the reader starts from. Left out: a mutation exercise. */
+  kind?: "build";
   /** The file to change, relative to the chapter folder (`src/agent-loop.ts`). */
   file: string;
   /** Text that occurs exactly once in `file`. */
@@ -50,6 +63,11 @@ export interface ExerciseProblem {
   chapter: string;
   /** What is wrong, in one line. */
   message: string;
+}
+
+/** An exercise's kind: `build` when the manifest says so, else `mutation`. */
+export function kindOf(exercise: Pick<Exercise, "kind">): ExerciseKind {
+  return exercise.kind === "build" ? "build" : "mutation";
 }
 
 /** Whether `test` names a test file rather than a test. */
@@ -122,6 +140,12 @@ function shapeProblem(entry: Partial<Record<keyof Exercise, unknown>>, id: numbe
   if (entry.expect !== "fail" && entry.expect !== "pass") {
     return `expect is ${JSON.stringify(entry.expect)}; it must be "fail" or "pass"`;
   }
+  if (entry.kind !== undefined && entry.kind !== "build") {
+    return `kind is ${JSON.stringify(entry.kind)}; it is "build" or left out (a mutation exercise)`;
+  }
+  if (entry.kind === "build" && entry.expect !== "fail") {
+    return 'a build exercise\'s stub turns its test red: its expect is "fail"';
+  }
   return undefined;
 }
 
@@ -158,8 +182,8 @@ export function occurrences(text: string, part: string): number {
   return count;
 }
 
-/** Whether vitest's `-t` pattern picks the test named `name`. */
-function matches(pattern: string, name: string): boolean {
+/** Whether vitest's `-t` pattern picks the test named `name` (a test's full name: its describes and its own). */
+export function matches(pattern: string, name: string): boolean {
   try {
     return new RegExp(pattern).test(name);
   } catch {
@@ -169,14 +193,21 @@ function matches(pattern: string, name: string): boolean {
 
 /**
  * The names given to `it(...)` and `test(...)` in a chapter's test files, as written (an
- * `it.each` name keeps its `%s`). Good enough to tell whether a `-t` pattern picks any test.
+ * `it.each` name keeps its `%s`), and those of testkit's chapter-text suite when a test calls it. Good
+ * enough to tell whether a `-t` pattern picks any test.
  */
 export function testNames(chapterPath: string): string[] {
   const dir = join(chapterPath, "test");
   if (!existsSync(dir)) return [];
   const names: string[] = [];
-  for (const file of readdirSync(dir).filter((name) => name.endsWith(".test.ts"))) {
-    const source = readFileSync(join(dir, file), "utf8");
+  const sources = readdirSync(dir)
+    .filter((name) => name.endsWith(".test.ts"))
+    .map((file) => readFileSync(join(dir, file), "utf8"));
+  // a readme test that calls testkit's chapter-text suite runs the suite's tests too
+  if (sources.some((source) => source.includes("chapterTextSuite("))) {
+    sources.push(readFileSync(join(chapterPath, "..", "testkit", "src", "chapter-text-suite.ts"), "utf8"));
+  }
+  for (const source of sources) {
     for (const match of source.matchAll(
       /\b(?:it|test)(?:\.\w+)*(?:\([^()]*\))?\(\s*(["'`])((?:\\.|(?!\1)[^\\])*)\1/g,
     )) {
@@ -199,7 +230,8 @@ export interface WrittenExercise {
 
 /**
  * The numbered exercises of a text's exercises section (`1. ...`, `2. ...` at the start of a line,
- * outside code blocks); `undefined` when the text has no such section.
+ * outside code blocks), each up to the next one, a `###` heading or the section's end; `undefined`
+ * when the text has no such section.
  */
 export function writtenExercises(markdown: string, heading: string): WrittenExercise[] | undefined {
   const lines = markdown.split("\n");
@@ -207,13 +239,17 @@ export function writtenExercises(markdown: string, heading: string): WrittenExer
   if (start === -1) return undefined;
   const items: WrittenExercise[] = [];
   let fence: string | undefined;
+  let closed = false; // a ### heading ends the exercise above it (the questions come after the exercises)
   for (const line of lines.slice(start + 1)) {
     const opener = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
     if (fence === undefined && /^## /.test(line)) break;
+    if (fence === undefined && /^#{3,} /.test(line)) closed = true;
     if (opener && (fence === undefined || opener.startsWith(fence))) fence = fence === undefined ? opener : undefined;
     const numbered = fence === undefined ? /^(\d+)\.\s/.exec(line) : null;
-    if (numbered) items.push({ number: Number(numbered[1]), text: line });
-    else if (items.length > 0) items[items.length - 1].text += `\n${line}`;
+    if (numbered) {
+      items.push({ number: Number(numbered[1]), text: line });
+      closed = false;
+    } else if (items.length > 0 && !closed) items[items.length - 1].text += `\n${line}`;
   }
   return items;
 }
@@ -249,6 +285,47 @@ export function writtenExerciseProblems(
     const command = exerciseCommand(packageName, exercise);
     if (item && !item.text.includes(command)) {
       problems.push(problem(`exercise ${exercise.id} does not show its command: ${command}`));
+    }
+  }
+  return problems;
+}
+
+/** How a mutation exercise's text begins in each language (after its number and a bold title, if any). */
+export const PREDICT_FIRST = { "README.md": "Predict first", "README.zh.md": "先预测" } as const;
+
+/**
+ * What is wrong with the kinds of a chapter's exercises (issue 24): the manifest has exactly one
+ * build exercise; in each text, that exercise folds its answer (a `<details>` block inside it), and
+ * every other one starts with "Predict first" / "先预测" (after its number and an optional bold
+ * title: `2. **Off by one.** Predict first: …`).
+ */
+export function exerciseKindProblems(
+  exercises: Exercise[] | undefined,
+  texts: Partial<Record<keyof typeof EXERCISES_HEADINGS, string>>,
+): string[] {
+  if (exercises === undefined) return [`the chapter has no ${MANIFEST}`];
+  const problems: string[] = [];
+  const builds = exercises.filter((exercise) => kindOf(exercise) === "build").map((exercise) => exercise.id);
+  if (builds.length !== 1) {
+    problems.push(
+      `${MANIFEST} has ${builds.length} build exercises (${builds.join(", ") || "none"}); a chapter has exactly one`,
+    );
+  }
+  for (const [file, markdown] of Object.entries(texts) as [keyof typeof EXERCISES_HEADINGS, string][]) {
+    for (const item of writtenExercises(markdown, EXERCISES_HEADINGS[file]) ?? []) {
+      const exercise = exercises.find((entry) => entry.id === item.number);
+      if (!exercise) continue; // writtenExerciseProblems names it
+      if (kindOf(exercise) === "build") {
+        if (!/^\s*<details(?:\s[^>]*)?>/m.test(item.text)) {
+          problems.push(`${file}: exercise ${item.number} (build) does not fold its answer in a <details> block`);
+        }
+      } else {
+        const afterNumber = item.text.replace(/^\d+\.\s+/, "");
+        const afterTitle = afterNumber.replace(/^\*\*[^*]+\*\*\s*/, "");
+        if (![afterNumber, afterTitle].some((opening) => opening.replace(/^\*+/, "").startsWith(PREDICT_FIRST[file]))) {
+          problems.push(`${file}: exercise ${item.number} does not start with "${PREDICT_FIRST[file]}"`);
+        }
+      }
     }
   }
   return problems;

@@ -137,7 +137,7 @@ describe("the course site", () => {
       // the loop diagram is drawn, not left as source
       const diagram = main.locator("figure.mermaid-diagram svg");
       await expect(diagram.count()).resolves.toBe(1);
-      await expect(diagram.textContent()).resolves.toContain("stopReasonFor(turn)");
+      await expect(diagram.textContent()).resolves.toContain("tool calls?");
 
       // its API reference, and the way back: the course home and the page it builds on
       await expect(

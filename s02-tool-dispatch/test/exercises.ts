@@ -1,73 +1,49 @@
 /**
- * The exercises of this chapter's text, as data that `pnpm test:exercises` checks: each makes one
- * change to the code and names the test it turns red (`expect: "fail"`) or leaves green
- * (`expect: "pass"`). Test infrastructure, not part of the chapter; the fields are described in
- * docs/README.md ("Exercises").
+ * The exercises of this chapter's text, as data that `pnpm test:exercises` checks. The first is
+ * the build exercise (`kind: "build"`): its change is the stub the reader starts from, it turns
+ * only the tests it names red, and the chapter's own code is the reference that passes the whole
+ * suite. The other makes one change and names the test file it turns red. Test infrastructure,
+ * not part of the chapter; the fields are described in docs/README.md ("Exercises").
  */
 export const exercises = [
   {
-    // bash marked read-only: a turn of bash then read_file runs both at once, the read before the write ends
+    // the stub of the build exercise: word_count with no schema, no handler and the wrong flag;
+    // src/tools/word-count.ts as the chapter has it is the answer (not in ALL_TOOLS: later
+    // chapters offer the six as they are)
     id: 1,
+    kind: "build",
+    file: "src/tools/word-count.ts",
+    find: `  schema: z.object({ path: z.string().describe("Path relative to the working directory.") }),
+  concurrencySafe: true,
+  async run({ path }, { cwd }) {
+    const resolved = resolveInWorkdir(cwd, path);
+    if (!resolved.ok) return codedError(resolved.code, resolved.reason);
+    const opened = await openRegularFile(resolved.path, path, "read");
+    if (!opened.ok) return codedError(opened.code, opened.reason);
+    const decoded = decodeText(await opened.handle.readFile().finally(() => opened.handle.close()));
+    if (decoded.kind !== "text") {
+      return notTextError(decoded.kind, path, opened.info.size, "word_count counts the words of UTF-8 text only");
+    }
+    const words = decoded.text.split(/\\s+/).filter((word) => word !== "").length;
+    return toolOutput(\`\${path}: \${words} words\`);
+  },
+});
+`,
+    replace: `  schema: z.object({}),
+  concurrencySafe: false,
+  run: async () => codedError("handler_failed", "word_count: not written yet"),
+});
+`,
+    test: "test/tools/word-count.test.ts",
+    expect: "fail",
+  },
+  {
+    // bash marked read-only: a turn of bash then read_file runs both at once, the read before the write ends
+    id: 2,
     file: "src/tools/bash.ts",
     find: "  concurrencySafe: false,",
     replace: "  concurrencySafe: true,",
-    test: "read_file after it one by one",
+    test: "test/run-tool-calls.test.ts",
     expect: "fail",
-  },
-  {
-    // results kept in the order they land: a fast call's id is answered with a slow call's output
-    id: 2,
-    file: "src/run-tool-calls.ts",
-    find: `  const results: ToolResult[] = new Array(calls.length);
-  const runOne = async (i: number) => {
-    const call = calls[i];
-    emit({ type: "tool_call", call });
-    results[i] = context.signal?.aborted
-      ? codedError("interrupted", "the user interrupted before this call ran.")
-      : await runCall(tools, call, context);
-    emit({ type: "tool_result", call, result: results[i] });
-  };`,
-    replace: `  const results: ToolResult[] = [];
-  const runOne = async (i: number) => {
-    const call = calls[i];
-    emit({ type: "tool_call", call });
-    const result = context.signal?.aborted
-      ? codedError("interrupted", "the user interrupted before this call ran.")
-      : await runCall(tools, call, context);
-    results.push(result);
-    emit({ type: "tool_result", call, result });
-  };`,
-    test: "returns the results in tool_use order",
-    expect: "fail",
-  },
-  {
-    // confinement on the path as written only: a link inside that points out leads out
-    id: 3,
-    file: "src/tools/resolve-in-workdir.ts",
-    find: "    if (!isInside(root, real)) return refused;\n",
-    replace: "",
-    test: "test/tools/resolve-in-workdir.test.ts",
-    expect: "fail",
-  },
-  {
-    // a tool added with one definition and one entry in ALL_TOOLS: the loop offers it and routes to it
-    id: 4,
-    file: "src/tools/index.ts",
-    find: "export const ALL_TOOLS = [bashTool, readFileTool, writeFileTool, editFileTool, globTool, grepTool];",
-    replace: `import { z } from "zod";
-import { defineTool } from "../tool.ts";
-
-/** Count the words of a text. */
-const wordCountTool = defineTool({
-  name: "word_count",
-  description: "Count the words in a text.",
-  schema: z.object({ text: z.string().describe("The text whose words to count.") }),
-  concurrencySafe: true,
-  run: async ({ text }) => ({ content: String(text.split(/\\s+/).filter(Boolean).length), isError: false }),
-});
-
-export const ALL_TOOLS = [bashTool, readFileTool, writeFileTool, editFileTool, globTool, grepTool, wordCountTool];`,
-    test: "routes a call to it through the map",
-    expect: "pass",
   },
 ];

@@ -1,35 +1,30 @@
 /**
- * The chapter text against the code: every ```ts excerpt is real (its lines appear, in order, in
- * one file of src/), the whole loop is the source's, every ```diff hunk is a real piece of the diff
- * between s03's loop and this one and no change is left out, the sample record has the fields a
- * real record has, the numbers the text states are the code's, and every sample run is the output
- * of that command run again offline.
+ * The chapter text against the code: the chapter-text suite (every ```ts excerpt real, its lines
+ * in order in one file of src/; the whole loop the source's; the diff of s03's loop against this
+ * one real and whole; the help the CLI's; the same code in both languages); then this chapter's
+ * own: the sample record has the fields a real record has, the numbers the text states are the
+ * code's, and every sample run is the output of that command run again offline.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { REPO_ROOT, runChapterCli } from "@harness/cli";
+import { exitCodeFor, REPO_ROOT, runChapterCli, usage } from "@harness/cli";
 import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
 import { reply, textReply, toolUse } from "@harness/scripted-model";
 import { isValidHistory } from "@harness/shared";
 import {
   type ChapterMain,
+  chapterTextSuite,
   codeFences,
   commandWords,
-  containsRun,
-  functionSource,
-  hunkCount,
-  lessonDiffProblems,
   mainOfScript,
-  normalisedLines,
   runInProcess,
-  sourceLines,
 } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { chapter as s03Chapter } from "../../s03-streaming/src/main.ts";
 import { secretsOf } from "../src/flags.ts";
 import { projectSlug } from "../src/harness-data-dir.ts";
-import { main } from "../src/main.ts";
+import { chapter, main } from "../src/main.ts";
 import { redactLine } from "../src/redact.ts";
 import { isValidTraceId, TRACE_FORMAT } from "../src/trace-record.ts";
 import { traceDir } from "../src/trace-writer.ts";
@@ -59,18 +54,16 @@ function keyPaths(value: unknown, prefix = ""): string[] {
   return Object.entries(value).flatMap(([key, v]) => [`${prefix}.${key}`, ...keyPaths(v, `${prefix}.${key}`)]);
 }
 
+chapterTextSuite({
+  chapter: CHAPTER,
+  excerpts: 4,
+  wholeLoop: {},
+  diffs: [{ label: "s03's loop against this one", hunks: 5, from: S03_LOOP, to: S04_LOOP }],
+  cli: { chapter, previous: s03Chapter, usage, exitCodeFor },
+});
+
 describe.each(READMES)("%s", (name) => {
   const markdown = text(name);
-
-  it("quotes only real code: each ts excerpt appears line for line in one file of src/", () => {
-    const sources = sourceLines([SRC]);
-    const excerpts = codeFences(markdown, "ts");
-    expect(excerpts.length).toBeGreaterThanOrEqual(4);
-    for (const excerpt of excerpts) {
-      const found = sources.some((source) => containsRun(source.lines, normalisedLines(excerpt)));
-      expect(found, `not in src/:\n${excerpt}`).toBe(true);
-    }
-  });
 
   it("shows a sample record, and the next record's request, with exactly the fields real ones have", async () => {
     const blocks = codeFences(markdown, "json").map((block) => JSON.parse(block));
@@ -160,31 +153,6 @@ describe.each(READMES)("%s", (name) => {
   });
 });
 
-describe.each(READMES)("%s: the loop and the diff", (name) => {
-  const markdown = text(name);
-
-  it("shows the whole loop: one ts block that is agentLoop as the source has it, doc comment included", () => {
-    const whole = codeFences(markdown, "ts").filter((block) => block.includes("export async function agentLoop("));
-    expect(whole).toEqual([`${functionSource(S04_LOOP)}\n`]);
-  });
-
-  it("shows the real diff from s03's loop, whole: each hunk is in the two files, and no change is left out", () => {
-    const shown = codeFences(markdown, "diff").join("\n");
-    expect(hunkCount(shown)).toBe(5);
-    expect(lessonDiffProblems(shown, S03_LOOP, S04_LOOP)).toEqual([]);
-  });
-});
-
-describe("the chapter text", () => {
-  it("gives the same code in English and Chinese", () => {
-    const [en, zh] = READMES.map(text);
-    const strip = (block: string) => block.replace(/\s+#.*$/gm, "").replace(/^@@.*$/gm, "@@"); // comments are translated
-    for (const lang of ["ts", "json", "text", "sh", "diff", ""]) {
-      expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
-    }
-  });
-});
-
 /**
  * The sample runs: a ```sh block holding one `pnpm s03 ...`, `pnpm s04 ...` or `pnpm trace ...`
  * command, followed by a ```text or ```json block, is that command's output. They are run again
@@ -244,11 +212,6 @@ describe("the sample runs in README.md", () => {
           .replace(/\d+ ms/g, "N ms");
       expect(normal(stdout), command).toBe(normal(output));
     }
-  });
-
-  it("shows the CLI's own --help text", async () => {
-    const help = await run(SCRIPTS.s04, ["--help"], join(dir, ".help"));
-    expect(codeFences(markdown, "text")).toContain(help);
   });
 });
 

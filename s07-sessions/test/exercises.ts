@@ -1,17 +1,26 @@
 /**
- * The exercises of this chapter's text, as data that `pnpm test:exercises` checks: each makes one
- * change to the code and names the test it turns red (`expect: "fail"`). Test infrastructure, not
- * part of the chapter; the fields are described in docs/README.md ("Exercises").
+ * The exercises of this chapter's text, as data that `pnpm test:exercises` checks: the first is a
+ * build exercise (its `find` → `replace` is the stub the reader starts from, the chapter's code
+ * the answer); the others each make one change to the code and name the tests it turns red
+ * (`expect: "fail"`). Test infrastructure, not part of the chapter; the fields are described in
+ * docs/src/exercises.ts.
  */
 export const exercises = [
   {
-    // one message added without being told: the run works, its transcript no longer reads back as its history
+    // the repair written by the reader: without it, a session killed mid-tool cannot be resumed
     id: 1,
-    file: "src/agent-loop.ts",
-    find: 'messages.push(told({ role: "user", content: turn.toolCalls.map((call) => toResultBlock(call, notRun(turn))) }));',
-    replace:
-      'messages.push({ role: "user", content: turn.toolCalls.map((call) => toResultBlock(call, notRun(turn))) });',
-    test: "writes a tool call cut by max_tokens",
+    kind: "build",
+    file: "src/interrupted-results.ts",
+    find: `  const last = history.at(-1);
+  if (last?.role !== "assistant" || typeof last.content === "string") return undefined;
+  const calls = last.content.flatMap((block) =>
+    block.type === "tool_use" ? [{ id: block.id, name: block.name, input: {} }] : [],
+  );
+  if (calls.length === 0) return undefined;
+  return { role: "user", content: calls.map((call) => toResultBlock(call, INTERRUPTED)) };
+`,
+    replace: "  return undefined;\n",
+    test: "left without results|after kill -9|resume one session|forks into a new session|try-it sequence",
     expect: "fail",
   },
   {
@@ -20,25 +29,16 @@ export const exercises = [
     file: "src/agent-loop.ts",
     find: "if (prompt) told(prompt); // in the history already: told as sent",
     replace: "",
-    test: "writes the prompt as sent",
-    expect: "fail",
-  },
-  {
-    // no repair on load: a session killed while a tool ran ends with a call no result answers
-    id: 3,
-    file: "src/open-session.ts",
-    find: "const repair = interruptedResults(history);",
-    replace: "const repair = undefined;",
-    test: "resumes after kill -9 in the middle of a tool",
+    test: "test/agent-loop.test.ts",
     expect: "fail",
   },
   {
     // every lock taken over, a running holder's too: two processes write one transcript
-    id: 4,
+    id: 3,
     file: "src/store/lock-session.ts",
     find: 'if (holder !== undefined && isRunning(holder)) return { kind: "in_use", pid: holder }; // this process too: one writer per file',
     replace: "",
-    test: "never lets two processes that resume one session write to it at once",
+    test: "test/lock-session.test.ts",
     expect: "fail",
   },
 ];

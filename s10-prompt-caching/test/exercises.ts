@@ -1,18 +1,19 @@
 /**
  * The exercises of this chapter's text, as data that `pnpm test:exercises` checks: each makes one
  * change to the code and names the test it turns red (`expect: "fail"`). The first is the build
- * exercise: its change is the stub the reader starts from, and the chapter's own code is the
- * reference that turns the test green again. Test infrastructure, not part of the chapter; the
+ * exercise (`kind: "build"`): its change is the stub the reader starts from, it turns only the
+ * tests it names red, and the chapter's own code is the reference that passes the whole suite. Test infrastructure, not part of the chapter; the
  * fields are described in docs/README.md ("Exercises").
  */
 export const exercises = [
   {
-    // the stub of the build exercise: no anchor, so a turn past the lookback reads nothing
+    // the stub of the build exercise: no anchor, so a turn past the lookback reads nothing (every test of the anchor fails)
     id: 1,
+    kind: "build",
     file: "src/place-breakpoints.ts",
     find: "  if (previousTail === undefined || previousTail >= tail) return undefined;\n  return tail - previousTail >= LOOKBACK_BLOCKS ? previousTail : undefined;\n",
     replace: "  return undefined;\n",
-    test: "still reads the earlier prefix after a turn that adds 25 tool results",
+    test: "anchor",
     expect: "fail",
   },
   {

@@ -1,18 +1,19 @@
 /**
  * The exercises of this chapter's text, as data that `pnpm test:exercises` checks: each makes one
  * change to the code and names the test it turns red (`expect: "fail"`). The first is the build
- * exercise: its change is the stub the reader starts from, and the chapter's own code is the
- * reference that turns the test green again. Test infrastructure, not part of the chapter; the
+ * exercise (`kind: "build"`): its change is the stub the reader starts from, it turns only the
+ * tests it names red, and the chapter's own code is the reference that passes the whole suite. Test infrastructure, not part of the chapter; the
  * fields are described in docs/README.md ("Exercises").
  */
 export const exercises = [
   {
-    // the stub of the build exercise: no list is ever found, so a resumed session has no plan
+    // the stub of the build exercise: every todo_write call counts, a refused or unanswered one too
     id: 1,
+    kind: "build",
     file: "src/last-written-list.ts",
-    find: '  let list: Todo[] = [];\n  for (const [i, message] of history.entries()) {\n    if (message.role !== "assistant" || typeof message.content === "string") continue;\n    const answers = history[i + 1]?.content;\n    for (const block of message.content) {\n      if (block.type !== "tool_use" || block.name !== TODO_WRITE) continue;\n      const result = Array.isArray(answers)\n        ? answers.find((answer) => answer.type === "tool_result" && answer.tool_use_id === block.id)\n        : undefined;\n      if (result?.type !== "tool_result" || result.is_error) continue; // refused, or never answered\n      const parsed = parseTodos(block.input);\n      if (parsed.ok) list = parsed.value;\n    }\n  }\n  return list;\n',
-    replace: "  return [];\n",
-    test: "restores the list after --continue",
+    find: '      const result = Array.isArray(answers)\n        ? answers.find((answer) => answer.type === "tool_result" && answer.tool_use_id === block.id)\n        : undefined;\n      if (result?.type !== "tool_result" || result.is_error) continue; // refused, or never answered\n',
+    replace: "",
+    test: "passes over a call|the call cut off does not count",
     expect: "fail",
   },
   {
