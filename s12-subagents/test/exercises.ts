@@ -13,7 +13,7 @@ export const exercises = [
     file: "src/token-budget.ts",
     find: '        this.charge(heard.turn.usage);\n        const goesOn = heard.turn.toolCalls.length === 0 && stopReasonFor(heard.turn) === null;\n        if (goesOn && this.left <= 0) stop();\n      }\n      if (heard.type === "message" && heard.message.role === "user" && this.left <= 0) stop();\n',
     replace: "        this.charge(heard.turn.usage);\n      }\n",
-    test: "stops a child at its token budget",
+    test: "stops a child at its token budget|stops the child only where",
     expect: "fail",
   },
   {
