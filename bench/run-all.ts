@@ -30,6 +30,7 @@ import { planning } from "./scenarios/planning.ts";
 import { promptCaching } from "./scenarios/prompt-caching.ts";
 import { sessionResume } from "./scenarios/session-resume.ts";
 import { streamLatency } from "./scenarios/stream-latency.ts";
+import { subagents } from "./scenarios/subagents.ts";
 import { testCache } from "./scenarios/test-cache.ts";
 import { traceView } from "./scenarios/trace-view.ts";
 import { tracingOverhead } from "./scenarios/tracing-overhead.ts";
@@ -65,6 +66,7 @@ const scenarios: { name: string; slow?: boolean; run: () => Promise<Section> }[]
   { name: "adapters", run: () => adapterCost({ turns: 9, warmup: 3, reps: reps ?? 15 }) },
   { name: "caching", run: () => promptCaching({ turns: 50 }) },
   { name: "planning", run: () => planning({ warmup: 2, reps: 9 }) },
+  { name: "subagents", run: () => subagents({ warmup: 1, reps: 5 }) },
   { name: "cold-start", run: () => coldStart({ warmup: 2, reps: 10, repoRoot }) },
   { name: "cold-start", run: () => firstRequest({ turns: 10, warmup: 1, reps: reps ?? 7, repoRoot }) },
   { name: "test-cache", slow: true, run: () => testCache({ reps: 3, repoRoot }) },

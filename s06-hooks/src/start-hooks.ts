@@ -18,7 +18,7 @@ import {
 } from "@harness/s05-permissions";
 import { hookGate } from "./hook-gate.ts";
 import { type LoopHooks, loopHooks } from "./loop-hooks.ts";
-import { type HookSession, sessionStartInput } from "./runner/hook-input.ts";
+import { type HookEventName, type HookSession, sessionStartInput } from "./runner/hook-input.ts";
 import { type LoadedHooks, loadHooks } from "./runner/load-hooks.ts";
 import { runHooks } from "./runner/run-hooks.ts";
 
@@ -34,6 +34,8 @@ export interface StartedHooks {
   /** The rules in force, what the project ships in them applied only when trusted. */
   settings: PermissionSettings;
   mode: PermissionMode;
+  /** The kinds of what the project ships that the user trusts (`permissions`, `hooks`, and `also`'s). */
+  trusted: string[];
 }
 
 /** How a session's hooks start. */
@@ -47,6 +49,10 @@ export interface StartHooksOptions {
   ask?: (question: string, choices: readonly TrustAnswer[]) => Promise<TrustAnswer>;
   /** Told each line for the user: a hook that did not load, what was left out untrusted, SessionStart's notices. */
   say(line: string): void;
+  /** The events the harness fires (default: this chapter's, `HOOK_EVENTS`); a hook for another is not loaded. */
+  events?: readonly HookEventName[];
+  /** More that the project ships, from a later chapter's mechanism: trusted or not in the same question. */
+  also?: readonly Shipped[];
 }
 
 /**
@@ -55,20 +61,21 @@ export interface StartHooksOptions {
  */
 export async function startHooks(options: StartHooksOptions): Promise<StartedHooks> {
   const { session, permissions, ask, say } = options;
-  const loaded: LoadedHooks = loadHooks(session.cwd);
+  const loaded: LoadedHooks = loadHooks(session.cwd, options.events);
   for (const problem of loaded.problems) say(`hooks: ${problem}`);
   const hooks = shippedHooks(loaded);
-  const trust = await decideTrust(session.cwd, [permissions.shipped, hooks], {
+  const trust = await decideTrust(session.cwd, [permissions.shipped, hooks, ...(options.also ?? [])], {
     ask: ask && ((question) => ask(question, ["yes", "no", "always"])),
   });
   if (trust.notice) say(trust.notice);
   const { settings, mode } = permissionsAfter(permissions, trust);
   const runProjectHooks = trust.trusted.includes(hooks.kind);
-  if (loaded.hooks.length === 0) return { hooks: [], session, runProjectHooks, context: [], settings, mode };
+  const { trusted } = trust;
+  if (loaded.hooks.length === 0) return { hooks: [], session, runProjectHooks, context: [], settings, mode, trusted };
   const start = sessionStartInput(session, options.transcriptPath);
   const opening = await runHooks(loaded.hooks, start, { cwd: session.cwd, runProjectHooks });
   for (const line of opening.notices) say(`hooks: ${line}`);
-  return { hooks: loaded.hooks, session, runProjectHooks, context: opening.context, settings, mode };
+  return { hooks: loaded.hooks, session, runProjectHooks, context: opening.context, settings, mode, trusted };
 }
 
 /** The project's hooks as a thing to trust: one line per hook for the question, a count per file for the notice. */

@@ -130,6 +130,15 @@ export function requestOf(trace: LoadedTrace, n: number): TracedRequest | undefi
   return chain.reduceRight<TracedRequest | undefined>((base, delta) => rebuildRequest(delta, base), undefined);
 }
 
+/**
+ * The trace of the loop a tool call ran, when it ran one of its own (a subagent, s12): kept beside
+ * this trace, in a folder named after it, under the call's id (`<trace id>/<call id>.jsonl`).
+ */
+export function childTraceOf(trace: Pick<LoadedTrace, "path">, callId: string): LoadedTrace | undefined {
+  const path = join(trace.path.replace(/\.jsonl$/, ""), `${callId}.jsonl`);
+  return isValidTraceId(callId) && existsSync(path) ? readTrace(path) : undefined;
+}
+
 /** The path of trace `id` in `dir`; throws a one-line error when the id is invalid or there is no such trace. */
 export function tracePath(dir: string, id: string): string {
   if (!isValidTraceId(id)) throw new Error(`invalid trace id "${id}": use letters, digits, . _ -`);

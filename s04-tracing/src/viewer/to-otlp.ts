@@ -3,11 +3,13 @@
  * conventions, so it loads into tools people already use (Jaeger, Tempo, Langfuse, Phoenix...).
  * One `invoke_agent` span per run; under it a `chat` span per model call and an `execute_tool`
  * span per tool call. A failed tool call, a failed model call and the run it ended carry an error
- * status. Ids are derived from the trace id, so an export is deterministic.
+ * status. Ids are derived from the trace id, so an export is deterministic. A tool call that ran a
+ * loop of its own (a subagent, s12) has that loop's trace beside this one (`childTraceOf`): its
+ * runs go under the call's span, in the same trace, and the call's span carries their tokens.
  */
 import { createHash } from "node:crypto";
 import type { ErrorRecord, IterationRecord, ResultRecord } from "../trace-record.ts";
-import type { LoadedTrace } from "./read-trace.ts";
+import { childTraceOf, type LoadedTrace } from "./read-trace.ts";
 
 /** One OTLP attribute: a key and a typed value. */
 export type Attribute = {
@@ -32,7 +34,23 @@ export interface OtlpSpan {
 
 /** The OTLP/JSON document for a trace (`resourceSpans`, as an OTLP collector accepts it). */
 export function toOtlp(trace: LoadedTrace, agentName = "harness-course"): { resourceSpans: unknown[] } {
-  const traceId = hex(trace.id, 32);
+  return {
+    resourceSpans: [
+      {
+        resource: { attributes: [str("service.name", agentName)] },
+        scopeSpans: [
+          {
+            scope: { name: "@harness/s04-tracing", version: "0.1.0" },
+            spans: traceSpans(trace, hex(trace.id, 32), agentName),
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/** The spans of a trace's runs, in the OTLP trace `traceId`, its run spans under `parentSpanId` when given. */
+function traceSpans(trace: LoadedTrace, traceId: string, agentName: string, parentSpanId?: string): OtlpSpan[] {
   const spans: OtlpSpan[] = [];
   const runs = [...new Set(trace.records.map((r) => r.run))];
   for (const run of runs) {
@@ -48,6 +66,7 @@ export function toOtlp(trace: LoadedTrace, agentName = "harness-course"): { reso
     spans.push({
       traceId,
       spanId: runSpanId,
+      ...(parentSpanId ? { parentSpanId } : {}),
       name: `invoke_agent ${agentName}`,
       kind: 1,
       startTimeUnixNano: nanos(runStart),
@@ -96,9 +115,12 @@ export function toOtlp(trace: LoadedTrace, agentName = "harness-course"): { reso
         status: { code: 0 },
       });
       for (const call of it.toolCalls) {
+        const toolSpanId = hex(`${trace.id}/tool/${call.id}`, 16);
+        const child = childTraceOf(trace, call.id);
+        const below = child ? traceSpans(child, traceId, agentName, toolSpanId) : [];
         spans.push({
           traceId,
-          spanId: hex(`${trace.id}/tool/${call.id}`, 16),
+          spanId: toolSpanId,
           parentSpanId: runSpanId,
           name: `execute_tool ${call.name}`,
           kind: 1,
@@ -112,9 +134,11 @@ export function toOtlp(trace: LoadedTrace, agentName = "harness-course"): { reso
             str("gen_ai.tool.call.arguments", JSON.stringify(call.input)),
             str("gen_ai.tool.call.result", call.result),
             ...(call.isError ? [str("error.type", "tool_error")] : []),
+            ...(child ? usageOf(child) : []),
           ],
           status: call.isError ? { code: 2, message: firstLine(call.result) } : { code: 0 },
         });
+        spans.push(...below);
       }
     }
     if (error) {
@@ -138,14 +162,25 @@ export function toOtlp(trace: LoadedTrace, agentName = "harness-course"): { reso
       });
     }
   }
-  return {
-    resourceSpans: [
-      {
-        resource: { attributes: [str("service.name", agentName)] },
-        scopeSpans: [{ scope: { name: "@harness/s04-tracing", version: "0.1.0" }, spans }],
-      },
-    ],
+  return spans;
+}
+
+/** The tokens of every model call in a trace, and in the traces of the loops its calls ran. */
+function usageOf(trace: LoadedTrace): Attribute[] {
+  const total = { inputTokens: 0, outputTokens: 0 };
+  const add = (one: LoadedTrace): void => {
+    for (const it of one.records) {
+      if (it.type !== "iteration") continue;
+      total.inputTokens += it.response.usage.inputTokens;
+      total.outputTokens += it.response.usage.outputTokens;
+      for (const call of it.toolCalls) {
+        const child = childTraceOf(one, call.id);
+        if (child) add(child);
+      }
+    }
   };
+  add(trace);
+  return [int("gen_ai.usage.input_tokens", total.inputTokens), int("gen_ai.usage.output_tokens", total.outputTokens)];
 }
 
 function iterationEnd(it: IterationRecord): number {

@@ -6,16 +6,23 @@
  *
  * Left out: `transcript_path` on every event (s07-sessions adds it to SessionStart, for a session
  * it resumes) and Claude Code's events this course does not fire (Notification, PreCompact,
- * SubagentStop, SessionEnd ...).
+ * SessionEnd ...). SubagentStop's input is here, but this chapter's loop has no child to stop: a
+ * harness that starts children fires it and loads its hooks (`loadHooks`'s `events`).
  */
 import { isAbsolute, resolve } from "node:path";
 import { CLAUDE_CODE_TOOL_NAMES } from "@harness/s05-permissions";
 import type { ToolCall, ToolResult } from "@harness/shared";
 
-/** The points of the loop where hooks run. */
-export type HookEventName = "SessionStart" | "UserPromptSubmit" | "PreToolUse" | "PostToolUse" | "Stop";
+/** The points of the loop where hooks run; SubagentStop only in a harness that starts child loops. */
+export type HookEventName =
+  | "SessionStart"
+  | "UserPromptSubmit"
+  | "PreToolUse"
+  | "PostToolUse"
+  | "Stop"
+  | "SubagentStop";
 
-/** Every event, in the order a session meets them. */
+/** Every event this chapter's loop fires, in the order a session meets them. */
 export const HOOK_EVENTS: readonly HookEventName[] = [
   "SessionStart",
   "UserPromptSubmit",
@@ -56,7 +63,18 @@ export type HookInput =
       tool_use_id: string;
       tool_response: { content: string; is_error: boolean };
     })
-  | (HookInputCommon & { hook_event_name: "Stop"; stop_hook_active: boolean });
+  | (HookInputCommon & { hook_event_name: "Stop"; stop_hook_active: boolean })
+  | (HookInputCommon & {
+      hook_event_name: "SubagentStop";
+      stop_hook_active: boolean;
+      /** The child loop's id, and its kind (a matcher is tested against `agent_type`). */
+      agent_id: string;
+      agent_type: string;
+      /** The child's own transcript, when it has one. */
+      agent_transcript_path?: string;
+      /** The child's answer, about to stand. */
+      last_assistant_message: string;
+    });
 
 const common = (session: HookSession): HookInputCommon => ({ session_id: session.sessionId, cwd: session.cwd });
 

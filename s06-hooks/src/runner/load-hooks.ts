@@ -68,14 +68,17 @@ const hookGroup = z.object({
   hooks: z.array(z.unknown()),
 });
 
-/** Read the hooks configured for `cwd`. Contract: never throws; a missing file is no hooks. */
-export function loadHooks(cwd: string): LoadedHooks {
+/**
+ * Read the hooks configured for `cwd`, for the events the harness fires (`events`; a hook for any
+ * other is a problem). Contract: never throws; a missing file is no hooks.
+ */
+export function loadHooks(cwd: string, events: readonly HookEventName[] = HOOK_EVENTS): LoadedHooks {
   const loaded: LoadedHooks = { hooks: [], problems: [], projectDefinitions: [] };
   for (const file of [PROJECT_SETTINGS, LOCAL_SETTINGS]) {
     const value = readHooksValue(cwd, file, loaded.problems);
     if (value === undefined) continue;
     const shipped = file === PROJECT_SETTINGS ? "the project's" : shippedWithProject(cwd, file);
-    const hooks = readHooks(value, file, shipped === undefined ? "local" : "project", loaded.problems);
+    const hooks = readHooks(value, file, shipped === undefined ? "local" : "project", events, loaded.problems);
     loaded.hooks.push(...hooks);
     if (shipped !== undefined && hooks.length > 0) loaded.projectDefinitions.push({ file, shipped, hooks: value });
   }
@@ -100,15 +103,21 @@ function readHooksValue(cwd: string, file: string, problems: string[]): unknown 
   return (settings as { hooks?: unknown }).hooks;
 }
 
-function readHooks(value: unknown, file: string, source: HookSource, problems: string[]): HookCommand[] {
+function readHooks(
+  value: unknown,
+  file: string,
+  source: HookSource,
+  events: readonly HookEventName[],
+  problems: string[],
+): HookCommand[] {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     problems.push(`${file}: "hooks" is not an object of events; skipped`);
     return [];
   }
   const hooks: HookCommand[] = [];
   for (const [event, groups] of Object.entries(value)) {
-    if (!HOOK_EVENTS.includes(event as HookEventName)) {
-      problems.push(`${file}: hooks.${event}: not an event this harness fires (${HOOK_EVENTS.join(", ")}); skipped`);
+    if (!events.includes(event as HookEventName)) {
+      problems.push(`${file}: hooks.${event}: not an event this harness fires (${events.join(", ")}); skipped`);
       continue;
     }
     if (!Array.isArray(groups)) {

@@ -9,7 +9,8 @@
  * `Grep`), so a hook group copied from Claude Code's settings fires on the same calls here.
  *
  * What a matcher is tested against: the tool name for PreToolUse and PostToolUse, the `source`
- * for SessionStart; UserPromptSubmit and Stop ignore matchers, as in Claude Code.
+ * for SessionStart, the agent's type for SubagentStop; UserPromptSubmit and Stop ignore matchers, as
+ * in Claude Code.
  */
 import { CLAUDE_CODE_TOOL_NAMES } from "@harness/s05-permissions";
 import type { HookInput } from "./hook-input.ts";
@@ -68,6 +69,8 @@ function subjectOf(input: HookInput): string | undefined {
       return input.tool_name;
     case "SessionStart":
       return input.source;
+    case "SubagentStop":
+      return input.agent_type;
     case "UserPromptSubmit": // no matcher: every hook of the event runs
     case "Stop":
       return undefined;
