@@ -1,8 +1,9 @@
 /**
  * The chapter text cannot drift from the code: every ```ts excerpt is found verbatim in the
- * sources, the whole loop is the loop, the ```diff is the real diff between s02's loop and this
- * one, the numbers are the code's, the tables list what the code does, and every sample of output
- * is what the CLI prints when the command shown above it runs (offline, in a temporary directory).
+ * sources, the build exercise's stub is the manifest's, the whole loop is the loop, the ```diff is
+ * the real diff between s02's loop and this one, the numbers are the code's, the options it names
+ * are the CLI's, and every sample of output is what the CLI prints when the command shown above it
+ * runs (offline, in a temporary directory).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
@@ -16,10 +17,13 @@ import { codeFences, containsRun, normalisedLines, proseOf, runInProcess, source
 import { afterAll, describe, expect, it } from "vitest";
 import { chapter, main } from "../src/main.ts";
 import { STREAM_RETRIES } from "../src/stream-turn.ts";
+import { exercises } from "./exercises.ts";
 
 const CHAPTER = join(import.meta.dirname, "..");
 const REPO = join(CHAPTER, "..");
 const READMES = ["README.md", "README.zh.md"] as const;
+/** The exercises section of each text. */
+const EXERCISES = { "README.md": "## Exercises", "README.zh.md": "## 练习" } as const;
 /** What the chapter's CLI declares: its name, its summary, the exit statuses of its own stop reasons. */
 const CLI = { command: chapter.command, summary: chapter.summary, exitCodes: { ...chapter.exitCodes } };
 /** The two chapters whose CLI the text runs: s02's in the problem, this one's everywhere else. */
@@ -63,7 +67,7 @@ const NUMBERS: { what: string; value: number; patterns: RegExp[] }[] = [
   {
     what: "the exit status of an interrupted run (EXIT_CODES.aborted)",
     value: exitCodeFor("aborted", CLI.exitCodes),
-    patterns: [/exits? with (\d+)/g, /状态码 (\d+)/g],
+    patterns: [/exits? with (\d+)/g, /退出码 (\d+)/g],
   },
 ];
 
@@ -274,26 +278,32 @@ describe.each(READMES)("%s", (name) => {
     for (const n of found) expect(n).toBe(value);
   });
 
-  it("lists each exit status as the CLI maps it", () => {
-    const rows = [...proseOf(text).matchAll(/^\|\s*(\d+)\s*\|\s*(.+?)\s*\|$/gm)];
-    expect(rows.map((row) => Number(row[1]))).toEqual([0, 2, 3, 1, 130]);
-    for (const [, code, meaning] of rows) {
-      const named = /^`(\w+)`/.exec(meaning)?.[1] ?? "error";
-      expect(exitCodeFor(named, CLI.exitCodes), meaning).toBe(Number(code));
-    }
+  it("names only options the CLI has, and links the options page for the rest", () => {
+    const help = usage(CLI.command, CLI.summary, [], CLI.exitCodes);
+    const named = [...proseOf(text).matchAll(/`(--[a-z-]+)/g)].map((m) => m[1]);
+    expect(named.length).toBeGreaterThan(0);
+    for (const option of named) expect(help, option).toContain(`  ${option} `);
+    expect(text).toContain(name === "README.md" ? "](../docs/options.md)" : "](../docs/options.zh.md)");
   });
 
-  it("shows the CLI's own --help text", () => {
-    expect(codeFences(text, "text")).toContain(`${usage(CLI.command, CLI.summary, [], CLI.exitCodes)}\n`);
-  });
-
-  it("quotes every ts excerpt verbatim from the sources", () => {
-    const excerpts = codeFences(text, "ts");
+  it("quotes every ts excerpt outside the exercises verbatim from the sources", () => {
+    const excerpts = codeFences(text.split(EXERCISES[name])[0], "ts");
     expect(excerpts.length).toBeGreaterThanOrEqual(4);
     for (const excerpt of excerpts) {
       const where = SOURCES.filter((source) => containsRun(source.lines, normalisedLines(excerpt)));
       expect(where.length, `not found in the sources:\n${excerpt}`).toBeGreaterThan(0);
     }
+  });
+
+  it("shows the build exercise's stub as test/exercises.ts makes it", () => {
+    const build = exercises.find((exercise) => exercise.kind === "build");
+    expect(build).toBeDefined();
+    const { file, find, replace } = build as (typeof exercises)[number];
+    const stubbed = readFileSync(join(CHAPTER, file), "utf8").replace(find, replace);
+    const [stub] = codeFences(section(text, EXERCISES[name]), "ts");
+    expect(stub).toBeDefined();
+    expect(containsRun(normalisedLines(stubbed), normalisedLines(stub))).toBe(true);
+    expect(stub).toContain(replace.split("\n")[1].trim());
   });
 
   it("shows the whole loop in one block, as it is in src/agent-loop.ts", () => {
