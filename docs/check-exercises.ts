@@ -40,6 +40,13 @@ import { type Chapter, findChapters, REPO_ROOT } from "./src/find-chapters.ts";
 /** Names left out of the copy, wherever they are, and paths from the root left out (what .gitignore names). */
 const NOT_COPIED = new Set(["node_modules", ".git", ".env", "docs-site", ".turbo", ".traces", "test-artifacts"]);
 const NOT_COPIED_PATHS = new Set(["bench/results"]);
+/**
+ * The filter that runs a chapter's whole suite: every test file is under `test/`. A filter is needed
+ * all the same: pnpm reads options that come straight after the script's name as its own
+ * (`pnpm test --reporter=json` is pnpm's `--reporter`, and fails), and a first word that is not
+ * an option hands the rest to vitest.
+ */
+const WHOLE_SUITE = ["test/"];
 /** How long one exercise's test run may take before it is killed. */
 const RUN_LIMIT_MS = 5 * 60_000;
 
@@ -110,7 +117,7 @@ function check(chapter: Chapter, exercise: Exercise): boolean {
       original.replace(exercise.find, () => exercise.replace),
     );
     try {
-      const run = runTests(chapter, `${exercise.id}`, build ? [] : testFilterArgs(exercise.test));
+      const run = runTests(chapter, `${exercise.id}`, build ? WHOLE_SUITE : testFilterArgs(exercise.test));
       outcome = build ? stubOutcome(run, exercise.test) : exerciseOutcome(run, exercise.expect);
     } finally {
       writeFileSync(file, original);
@@ -126,7 +133,7 @@ function check(chapter: Chapter, exercise: Exercise): boolean {
 
 /** A build exercise's reference: the chapter's code as it is passes its whole suite; print one line. */
 function checkReference(chapter: Chapter): boolean {
-  const outcome = referenceOutcome(runTests(chapter, "reference", []));
+  const outcome = referenceOutcome(runTests(chapter, "reference", WHOLE_SUITE));
   console.log(`${outcome.ok ? "ok   " : "WRONG"} ${chapter.folder} reference (the chapter's code): ${outcome.summary}`);
   return outcome.ok;
 }

@@ -79,10 +79,15 @@ export function stubOutcome(run: TestRun, test: string): ExerciseOutcome {
   const broken = report.testResults.find((file) => file.status === "failed" && (file.message ?? "").trim() !== "");
   const counts = `${report.numFailedTests} failed, ${report.numPassedTests} passed`;
   if (broken) {
-    return { ok: false, summary: `a test file failed before its tests ran (${firstLine(broken.message ?? "")}); ${counts}` };
+    return {
+      ok: false,
+      summary: `a test file failed before its tests ran (${firstLine(broken.message ?? "")}); ${counts}`,
+    };
   }
   const failed = report.testResults.flatMap((file) =>
-    (file.assertionResults ?? []).filter((t) => t.status === "failed").map((t) => ({ file: file.name, name: t.fullName })),
+    (file.assertionResults ?? [])
+      .filter((t) => t.status === "failed")
+      .map((t) => ({ file: file.name, name: t.fullName })),
   );
   if (exitCode === 0 || failed.length === 0) {
     return { ok: false, summary: `the stub leaves every test green (vitest exited ${exitCode}: ${counts})` };
@@ -106,6 +111,7 @@ export function stubOutcome(run: TestRun, test: string): ExerciseOutcome {
  */
 export function referenceOutcome(run: TestRun): ExerciseOutcome {
   const outcome = exerciseOutcome(run, "pass");
-  return outcome.ok ? { ok: true, summary: outcome.summary.replace("green as expected", "the whole suite green") } : outcome;
+  return outcome.ok
+    ? { ok: true, summary: outcome.summary.replace("green as expected", "the whole suite green") }
+    : outcome;
 }
-

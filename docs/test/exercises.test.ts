@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { exerciseOutcome, type VitestReport } from "../src/exercise-outcome.ts";
+import { exerciseOutcome, referenceOutcome, stubOutcome, type VitestReport } from "../src/exercise-outcome.ts";
 import {
   checkManifest,
   type Exercise,
@@ -229,5 +229,72 @@ describe("exerciseOutcome", () => {
     );
     expect(exerciseOutcome({ exitCode: 1, report: undefined }, "fail").ok).toBe(false);
     expect(exerciseOutcome({ exitCode: null, report: report(1, 0) }, "fail").ok).toBe(false);
+  });
+});
+
+describe("stubOutcome and referenceOutcome (a build exercise)", () => {
+  /** A whole-suite report: tests by file, each `[full name, status]`. */
+  const suite = (files: Record<string, [string, "passed" | "failed"][]>, message = ""): VitestReport => {
+    const all = Object.values(files).flat();
+    return {
+      numFailedTests: all.filter(([, status]) => status === "failed").length,
+      numPassedTests: all.filter(([, status]) => status === "passed").length,
+      testResults: Object.entries(files).map(([name, tests]) => ({
+        name: `/x/test/${name}`,
+        status: tests.some(([, status]) => status === "failed") || message ? "failed" : "passed",
+        message,
+        assertionResults: tests.map(([fullName, status]) => ({ fullName, status })),
+      })),
+    };
+  };
+  const red = suite({
+    "loop.test.ts": [
+      ["agentLoop stops when the model ends its turn", "failed"],
+      ["agentLoop runs a tool", "passed"],
+    ],
+    "main.test.ts": [["pnpm s01 prints the answer", "passed"]],
+  });
+
+  it("holds a stub that turns the named test red and nothing else", () => {
+    expect(stubOutcome({ exitCode: 1, report: red }, "stops when the model ends")).toEqual({
+      ok: true,
+      summary: "the stub turns 1 named test(s) red and nothing else: 1 failed, 2 passed",
+    });
+    expect(stubOutcome({ exitCode: 1, report: red }, "test/loop.test.ts").ok).toBe(true);
+  });
+
+  it("does not hold a stub that breaks a test it does not name", () => {
+    const both = suite({
+      "loop.test.ts": [["agentLoop stops when the model ends its turn", "failed"]],
+      "main.test.ts": [["pnpm s01 prints the answer", "failed"]],
+    });
+    expect(stubOutcome({ exitCode: 1, report: both }, "stops when the model ends")).toEqual({
+      ok: false,
+      summary: 'the stub breaks 1 test(s) the exercise does not name: "pnpm s01 prints the answer"',
+    });
+    expect(stubOutcome({ exitCode: 1, report: both }, "test/loop.test.ts").ok).toBe(false);
+  });
+
+  it("does not hold a stub that leaves every test green, breaks a file before it runs, or does not run", () => {
+    const green = suite({ "loop.test.ts": [["agentLoop stops when the model ends its turn", "passed"]] });
+    expect(stubOutcome({ exitCode: 0, report: green }, "stops").summary).toBe(
+      "the stub leaves every test green (vitest exited 0: 0 failed, 1 passed)",
+    );
+    const broken = suite({ "loop.test.ts": [] }, "SyntaxError: Unexpected token");
+    expect(stubOutcome({ exitCode: 1, report: broken }, "stops").summary).toMatch(
+      /^a test file failed before its tests ran/,
+    );
+    expect(stubOutcome({ exitCode: 2, report: undefined }, "stops").ok).toBe(false);
+    expect(stubOutcome({ exitCode: null, report: red }, "stops").ok).toBe(false);
+  });
+
+  it("holds the reference when the whole suite passes, and not when any test fails or none ran", () => {
+    const green = suite({ "loop.test.ts": [["agentLoop stops when the model ends its turn", "passed"]] });
+    expect(referenceOutcome({ exitCode: 0, report: green })).toEqual({
+      ok: true,
+      summary: "the whole suite green: 0 failed, 1 passed",
+    });
+    expect(referenceOutcome({ exitCode: 1, report: red }).ok).toBe(false);
+    expect(referenceOutcome({ exitCode: 0, report: suite({}) }).ok).toBe(false);
   });
 });
