@@ -12,7 +12,6 @@
 export const TEXTS_NOT_YET_REWRITTEN: readonly string[] = [
   "s01-agent-loop",
   "s02-tool-dispatch",
-  "s04-tracing",
   "s05-permissions",
   "s06-hooks",
   "s07-sessions",

@@ -1,9 +1,10 @@
 /**
  * The chapter text against the code: every ```ts excerpt is real (its lines appear, in order, in
  * one file of src/), the whole loop is the source's, every ```diff hunk is a real piece of the diff
- * between s03's loop and this one and no change is left out, the sample record has the fields a
- * real record has, the numbers the text states are the code's, and every sample run is the output
- * of that command run again offline.
+ * between s03's loop and this one and no change is left out, the build exercise's stub is the
+ * manifest's, the sample record has the fields a real record has, the numbers the text states are
+ * the code's, the one new option it names is the only one s04's help adds to s03's, and every
+ * sample run is the output of that command run again offline, after the text's own reset.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -34,11 +35,14 @@ import { redactLine } from "../src/redact.ts";
 import { isValidTraceId, TRACE_FORMAT } from "../src/trace-record.ts";
 import { traceDir } from "../src/trace-writer.ts";
 import { runTraceCli } from "../src/viewer/trace-cli.ts";
+import { exercises } from "./exercises.ts";
 import { scriptedTrace } from "./scripted-trace.ts";
 
 const CHAPTER = join(REPO_ROOT, "s04-tracing");
 const SRC = join(CHAPTER, "src");
 const READMES = ["README.md", "README.zh.md"];
+/** The exercises section of each text. */
+const EXERCISES: Record<string, string> = { "README.md": "## Exercises", "README.zh.md": "## 练习" };
 const REPO = REPO_ROOT;
 const S03_LOOP = join(REPO, "s03-streaming", "src", "agent-loop.ts");
 const S04_LOOP = join(SRC, "agent-loop.ts");
@@ -62,14 +66,25 @@ function keyPaths(value: unknown, prefix = ""): string[] {
 describe.each(READMES)("%s", (name) => {
   const markdown = text(name);
 
-  it("quotes only real code: each ts excerpt appears line for line in one file of src/", () => {
+  it("quotes only real code: each ts excerpt outside the exercises appears line for line in one file of src/", () => {
     const sources = sourceLines([SRC]);
-    const excerpts = codeFences(markdown, "ts");
+    const excerpts = codeFences(markdown.split(`\n${EXERCISES[name]}\n`)[0], "ts");
     expect(excerpts.length).toBeGreaterThanOrEqual(4);
     for (const excerpt of excerpts) {
       const found = sources.some((source) => containsRun(source.lines, normalisedLines(excerpt)));
       expect(found, `not in src/:\n${excerpt}`).toBe(true);
     }
+  });
+
+  it("shows the build exercise's stub as test/exercises.ts makes it", () => {
+    const build = exercises.find((exercise) => exercise.kind === "build");
+    expect(build).toBeDefined();
+    const { file, find, replace } = build as (typeof exercises)[number];
+    const stubbed = readFileSync(join(CHAPTER, file), "utf8").replace(find, replace);
+    const [stub] = codeFences(markdown.split(`\n${EXERCISES[name]}\n`)[1] ?? "", "ts");
+    expect(stub).toBeDefined();
+    expect(normalisedLines(stub)).toEqual(normalisedLines(replace));
+    expect(containsRun(normalisedLines(stubbed), normalisedLines(stub))).toBe(true);
   });
 
   it("shows a sample record, and the next record's request, with exactly the fields real ones have", async () => {
@@ -199,6 +214,8 @@ describe("the sample runs in README.md", () => {
   const markdown = text("README.md");
   const SAMPLE_DIR = "/tmp/s04-sample";
   const setup = codeFences(markdown, "sh").find((block) => block.startsWith(`mkdir -p ${SAMPLE_DIR}\n`));
+  /** Try it's reset: the sample directory made again, and its project's traces removed. */
+  const reset = codeFences(markdown, "sh").find((block) => block.startsWith("rm -rf ~/.harness/projects/"));
   const samples = [
     ...markdown.matchAll(
       /^```sh\n(pnpm (?:s0\d|trace) [^\n]*)\n```\n\n(?:(?!```)[\s\S])*?```(text|json)\n([\s\S]*?)^```$/gm,
@@ -207,8 +224,9 @@ describe("the sample runs in README.md", () => {
   const dir = mkdtempSync("/tmp/s04-");
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("has a setup block and the samples: s03's blind spot, then s04's trace read back", () => {
+  it("has a setup block, a reset that ends with it, and the samples: s03's blind spot, then s04's trace read back", () => {
     expect(setup).toBeDefined();
+    expect(reset).toBe(`rm -rf ~/.harness/projects/${projectSlug(SAMPLE_DIR)}\n${setup}`);
     expect(samples.map((s) => s.command.split(" ").slice(1, 3).join(" "))).toEqual([
       "s03 --cwd",
       "s04 --trace=turn2",
@@ -220,9 +238,13 @@ describe("the sample runs in README.md", () => {
 
   it("shows what each command prints", { timeout: 120_000 }, async () => {
     expect(dir.length).toBe(SAMPLE_DIR.length);
-    const made = spawnSync("sh", ["-c", (setup ?? "").replaceAll(SAMPLE_DIR, dir)], { encoding: "utf8" });
-    expect(made.status, made.stderr).toBe(0);
     const home = join(dir, ".home");
+    // the reset, run where this test plays: its home, its directory
+    const script = (reset ?? "")
+      .replace(`~/.harness/projects/${projectSlug(SAMPLE_DIR)}`, join(home, "projects", projectSlug(dir)))
+      .replaceAll(SAMPLE_DIR, dir);
+    const made = spawnSync("sh", ["-c", script], { encoding: "utf8" });
+    expect(made.status, made.stderr).toBe(0);
     for (const { command, lang, output } of samples) {
       const [, chapter, ...rest] = commandWords(command);
       const stdout = await run(
@@ -246,9 +268,19 @@ describe("the sample runs in README.md", () => {
     }
   });
 
-  it("shows the CLI's own --help text", async () => {
-    const help = await run(SCRIPTS.s04, ["--help"], join(dir, ".help"));
-    expect(codeFences(markdown, "text")).toContain(help);
+  it("names the one option s04's help adds to s03's, and links the options page for the rest", async () => {
+    const options = async (script: string) =>
+      [...(await run(script, ["--help"], join(dir, ".help"))).matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]);
+    const [s03, s04] = [await options(SCRIPTS.s03), await options(SCRIPTS.s04)];
+    expect(s04.filter((option) => !s03.includes(option))).toEqual(["--trace"]);
+    for (const [file, page] of [
+      ["README.md", "../docs/options.md"],
+      ["README.zh.md", "../docs/options.zh.md"],
+    ]) {
+      const tryIt = text(file).split(file === "README.md" ? "\n## Try it\n" : "\n## 动手试试\n")[1];
+      expect(tryIt, file).toContain("`--trace`");
+      expect(tryIt, file).toContain(`](${page})`);
+    }
   });
 });
 
