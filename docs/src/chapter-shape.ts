@@ -6,7 +6,8 @@
  *
  * Then the measures of issue 24, each a check of its own (`CHAPTER_CHECKS`): the main path, the
  * reading time, each code block once, what to watch for, breadcrumbs, the next chapter's link,
- * the questions, the glossary and the exercises' kinds. A chapter that texts-not-yet-rewritten.ts
+ * the questions, the glossary, the exercises' kinds and the options (only the chapter's own; the
+ * rest on the options page). A chapter that texts-not-yet-rewritten.ts
  * lists is not held to them yet.
  */
 import { readFileSync } from "node:fs";
@@ -33,6 +34,7 @@ import {
   writtenExercises,
 } from "./exercises.ts";
 import { type Chapter, REPO_ROOT } from "./find-chapters.ts";
+import { pageRows } from "./options-page.ts";
 
 /** The two languages of a chapter text. */
 export type ChapterText = "README.md" | "README.zh.md";
@@ -176,6 +178,8 @@ export interface ChapterTexts {
   exercises: Exercise[] | undefined;
   /** docs/glossary.md and docs/glossary.zh.md. */
   glossary: Record<ChapterText, string>;
+  /** docs/options.md: every option and the chapter that adds it (a test keeps it true to the CLIs). */
+  options: string;
 }
 
 /** Read a chapter's texts, manifest and the glossary, for `CHAPTER_CHECKS`. */
@@ -193,6 +197,7 @@ export async function readChapterTexts(chapter: Chapter, chapters: readonly Chap
       "README.md": read(join(REPO_ROOT, "docs", "glossary.md")),
       "README.zh.md": read(join(REPO_ROOT, "docs", "glossary.zh.md")),
     },
+    options: read(join(REPO_ROOT, "docs", "options.md")),
   };
 }
 
@@ -255,7 +260,71 @@ export const CHAPTER_CHECKS: readonly ChapterCheck[] = [
     name: "exercises",
     problems: ({ exercises, texts }) => exerciseKindProblems(exercises, texts),
   },
+  {
+    name: "options",
+    problems: (chapter) => {
+      const own = ownOptions(chapter.options, chapter.chapter, chapter.chapters);
+      return eachText(chapter, (markdown, file) => optionsProblems(markdown, file, own));
+    },
+  },
 ];
+
+/** Where a chapter text links the options page, in its language. */
+export const OPTIONS_PAGE: Record<ChapterText, string> = {
+  "README.md": "../docs/options.md",
+  "README.zh.md": "../docs/options.zh.md",
+};
+
+/**
+ * The options a chapter adds (`--trace`), as the options page says (its rows naming the chapter);
+ * the first chapter's are the contract's (the rows that name none).
+ */
+export function ownOptions(optionsPage: string, chapter: Chapter, chapters: readonly Chapter[]): Set<string> {
+  const name = chapter.folder.split("-")[0];
+  const first = chapters[0]?.folder === chapter.folder;
+  const own = new Set<string>();
+  for (const row of pageRows(optionsPage)) {
+    if (row.from !== name && !(first && row.from === undefined)) continue;
+    for (const span of row.names) {
+      for (const [option] of span.matchAll(/--[a-z][a-z-]*/g)) own.add(option);
+    }
+  }
+  return own;
+}
+
+/**
+ * Options help in one place: a text links the options page, and the options it lists (a help
+ * line in a code block, `  --name ...`; a table row whose first cell starts with `` `--name ``)
+ * are only the chapter's own (`own`); the rest are the page's. Options named in prose are free.
+ */
+export function optionsProblems(markdown: string, file: ChapterText, own: ReadonlySet<string>): string[] {
+  const problems: string[] = [];
+  if (!markdown.includes(`](${OPTIONS_PAGE[file]})`) && !markdown.includes(`](${OPTIONS_PAGE[file]}#`)) {
+    problems.push(`does not link the options page (${OPTIONS_PAGE[file]})`);
+  }
+  const listed = new Set<string>();
+  let fence: string | undefined;
+  for (const line of markdown.split("\n")) {
+    const opener = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
+    if (opener && (fence === undefined || opener.startsWith(fence))) {
+      fence = fence === undefined ? opener : undefined;
+      continue;
+    }
+    const option =
+      fence !== undefined
+        ? /^ {2}(?:-h, )?(--[a-z][a-z-]*)/.exec(line)?.[1]
+        : /^\|\s*`(--[a-z][a-z-]*)/.exec(line)?.[1];
+    if (option && !own.has(option)) listed.add(option);
+  }
+  if (listed.size > 0) {
+    problems.push(
+      `lists options another chapter adds (${[...listed].join(", ")}): name only this chapter's own (${
+        [...own].join(", ") || "none"
+      }) and link ${OPTIONS_PAGE[file]} for the rest`,
+    );
+  }
+  return problems;
+}
 
 /** Every check's problems for one chapter, by check name. */
 export function chapterCheckProblems(chapter: ChapterTexts): Record<string, string[]> {

@@ -138,6 +138,10 @@ function english(reading: string): string {
     "",
     "```text\n[turn 1]\n```",
     "",
+    "The options every chapter has are on [the options page](../docs/options.md); this one adds:",
+    "",
+    "```text\n  --trace[=ID]        record every iteration\n```",
+    "",
     "### What to watch for",
     "",
     "- The first turn.",
@@ -202,6 +206,7 @@ function chinese(reading: string): string {
     ["<summary>Answers</summary>", "<summary>答案</summary>"],
     ["## What comes next", "## 下一章"],
     ["(../s03-next/README.md)", "(../s03-next/README.zh.md)"],
+    ["(../docs/options.md)", "(../docs/options.zh.md)"],
   ];
   return swaps.reduce((text, [en, zh]) => text.replace(en, zh), english(reading));
 }
@@ -210,6 +215,14 @@ const GLOSSARY = {
   "README.md": "# Glossary\n\n**Dispatch map.** A map from a tool's name to the tool: `toolMap`.\n",
   "README.zh.md": "# 术语表\n\n**分发表（dispatch map）。** 从工具名到工具的映射：`toolMap`。\n",
 };
+
+/** The options page: the made-up s02 adds --trace; --max-turns is every chapter's, --cwd s01's. */
+const OPTIONS = [
+  "| Option | From | What it does |",
+  "| --- | --- | --- |",
+  "| `--max-turns N` | every chapter | the turn budget |",
+  "| `--trace[=ID]` | [s02](../s02-made-up/README.md) | record every iteration |",
+].join("\n");
 
 const EXERCISES: Exercise[] = [
   { id: 1, kind: "build", file: "src/main.ts", find: "a", replace: "b", test: "maps", expect: "fail" },
@@ -234,6 +247,7 @@ function madeUp(change: (texts: Record<ChapterText, string>) => Partial<Record<C
     texts: { ...texts, ...change(texts) },
     exercises: EXERCISES,
     glossary: GLOSSARY,
+    options: OPTIONS,
   };
   return chapter;
 }
@@ -433,5 +447,26 @@ describe("CHAPTER_CHECKS on a made-up chapter", () => {
       ),
     });
     expect(failing(madeUp(titled)).exercises).toBeUndefined();
+  });
+
+  it("options: links the options page, and lists only the options the chapter adds", () => {
+    const noLink = (text: string) => text.replace(/\[the options page\]\([^)]*\)/, "the options page");
+    expect(failing(madeUp((t) => ({ "README.zh.md": noLink(t["README.zh.md"]) })))).toEqual({
+      options: ["README.zh.md: does not link the options page (../docs/options.zh.md)"],
+    });
+    const whole = (text: string) =>
+      text.replace("  --trace[=ID]", "  --max-turns N       turn budget\n  -h, --help  help\n  --trace[=ID]");
+    const table = (text: string) =>
+      text.replace("- Much.", "- Much.\n\n| Option | What |\n| --- | --- |\n| `--cwd DIR` | where |");
+    const both = (t: Record<ChapterText, string>) => ({
+      "README.md": table(whole(t["README.md"])),
+      "README.zh.md": whole(t["README.zh.md"]),
+    });
+    expect(failing(madeUp(both))).toEqual({
+      options: [
+        "README.md: lists options another chapter adds (--cwd, --max-turns, --help): name only this chapter's own (--trace) and link ../docs/options.md for the rest",
+        "README.zh.md: lists options another chapter adds (--max-turns, --help): name only this chapter's own (--trace) and link ../docs/options.zh.md for the rest",
+      ],
+    });
   });
 });
