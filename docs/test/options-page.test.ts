@@ -30,11 +30,15 @@ async function chapterHelps(): Promise<ChapterHelp[]> {
 const page = (name: string) => readFileSync(join(REPO_ROOT, "docs", name), "utf8");
 
 describe("the options page", () => {
-  it.each(PAGES)("%s names every option, command, variable and exit status of every chapter's --help", async (name) => {
-    const helps = await chapterHelps();
-    expect(helps.length).toBeGreaterThan(0);
-    expect(optionsPageProblems(page(name), helps)).toEqual([]);
-  });
+  it.each(PAGES)(
+    "%s names every option, command, variable and exit status of every chapter's --help",
+    { timeout: 60_000 },
+    async (name) => {
+      const helps = await chapterHelps();
+      expect(helps.length).toBeGreaterThan(0);
+      expect(optionsPageProblems(page(name), helps)).toEqual([]);
+    },
+  );
 
   it("is a page of the site, linked from the course home and the glossary's language bar alike", () => {
     const typedoc = JSON.parse(readFileSync(join(REPO_ROOT, "typedoc.json"), "utf8")) as { projectDocuments: string[] };

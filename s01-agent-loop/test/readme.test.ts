@@ -1,8 +1,9 @@
 /**
- * The chapter text cannot drift from the code: every number it states is the code's constant,
- * every ```ts excerpt is found verbatim in the sources, the whole loop is the function in
- * src/agent-loop.ts, the ```diff is the real diff from src/one-call.ts, every offline sample is
- * what a real run of the CLI prints, and the options block is the CLI's own --help text.
+ * The chapter text cannot drift from the code: the chapter-text suite (every ```ts excerpt in the
+ * sources, the whole loop the function in src/agent-loop.ts, the options block the CLI's own
+ * --help text, the exit table the CLI's, the same code in both languages); then this chapter's
+ * own: every number it states is the code's constant, the ```diff is the real diff from
+ * src/one-call.ts, and every offline sample is what a real run of the CLI prints.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
@@ -10,7 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
-import { DEFAULT_MODEL_TIMEOUT_SECONDS, EXIT_CODES, exitCodeFor, SHOW_ELAPSED_AFTER_MS, usage } from "@harness/cli";
+import { DEFAULT_MODEL_TIMEOUT_SECONDS, exitCodeFor, SHOW_ELAPSED_AFTER_MS, usage } from "@harness/cli";
 import {
   DEFAULT_BASH_TIMEOUT_SECONDS,
   DEFAULT_MAX_OUTPUT_BYTES,
@@ -18,13 +19,13 @@ import {
   DEFAULT_MAX_TURNS,
 } from "@harness/shared";
 import {
+  chapterTextSuite,
   codeFences,
   commandWords,
   containsRun,
   normalisedLines,
   proseOf,
   runInProcess,
-  sourceLines,
 } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { chapter, main } from "../src/main.ts";
@@ -43,8 +44,6 @@ const SDK_MAX_RETRIES = new Anthropic({ apiKey: "unused" }).maxRetries;
 function readme(name: string): string {
   return readFileSync(join(CHAPTER, name), "utf8");
 }
-
-const SOURCES = sourceLines(SOURCE_DIRS);
 
 /** Every number a pattern captures (spaces, commas and underscores inside a number removed). */
 function captures(text: string, pattern: RegExp): number[] {
@@ -93,6 +92,14 @@ const NUMBERS: { what: string; value: number; patterns: RegExp[] }[] = [
   },
 ];
 
+chapterTextSuite({
+  chapter: CHAPTER,
+  sources: SOURCE_DIRS,
+  excerpts: 5,
+  wholeLoop: { docComment: false },
+  cli: { chapter, usage, exitCodeFor, exitTable: ["final_answer", "max_turns", "max_tokens", "error", "interrupted"] },
+});
+
 describe.each(READMES)("%s", (name) => {
   const text = readme(name);
 
@@ -115,33 +122,6 @@ describe.each(READMES)("%s", (name) => {
     expect(shown).toEqual([DEFAULT_MODEL_TIMEOUT_SECONDS]);
   });
 
-  it("lists each exit status as the CLI maps it", () => {
-    const rows = [...proseOf(text).matchAll(/^\|\s*(\d+)\s*\|\s*(.+?)\s*\|$/gm)];
-    expect(rows.map((row) => Number(row[1]))).toEqual([0, 2, 3, 1, 130]);
-    for (const [, code, meaning] of rows) {
-      const named = /^`(\w+)`/.exec(meaning)?.[1];
-      const reason = named ?? (/interrupt|中断/.test(meaning) ? "interrupted" : "error");
-      expect(exitCodeFor(reason, CLI.exitCodes), meaning).toBe(Number(code));
-    }
-    // the table is the contract's, row for row: s01 adds no stop reason of its own
-    expect(CLI.exitCodes).toEqual({});
-    expect(rows.length).toBe(Object.keys(EXIT_CODES).length);
-  });
-
-  it("shows the CLI's own --help text", () => {
-    expect(codeFences(text, "text")).toContain(`${usage(CLI.command, CLI.summary, [], CLI.exitCodes)}\n`);
-  });
-
-  it("quotes every ts excerpt verbatim from the sources", () => {
-    const excerpts = codeFences(text, "ts");
-    expect(excerpts.length).toBeGreaterThanOrEqual(5);
-    for (const excerpt of excerpts) {
-      const lines = normalisedLines(excerpt);
-      const where = SOURCES.filter((source) => containsRun(source.lines, lines)).map((s) => s.file);
-      expect(where, `not found in the sources:\n${excerpt}`).not.toEqual([]);
-    }
-  });
-
   it("shows an AgentLoopResult with exactly the result's fields", () => {
     const [json] = codeFences(text, "json");
     const result = JSON.parse(json);
@@ -156,28 +136,6 @@ describe.each(READMES)("%s", (name) => {
     expect(Object.keys(result.usage)).toEqual(["inputTokens", "outputTokens"]);
   });
 });
-
-describe("the chapter text", () => {
-  it("gives the same code in English and Chinese", () => {
-    const [en, zh] = READMES.map(readme);
-    for (const lang of ["ts", "json", "text", "sh", "diff"]) {
-      // shell comments and the hunks' labels are translated
-      const strip = (block: string) => block.replace(/\s+#.*$/gm, "").replace(/^@@.*$/gm, "@@");
-      expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
-    }
-  });
-});
-
-/** The source of an exported async function: from its `export async function` line to its closing `}`. */
-function functionSource(file: string, name: string): string {
-  const source = readFileSync(file, "utf8");
-  const start = source.indexOf(`export async function ${name}(`);
-  const end = source.indexOf("\n}\n", start);
-  expect(start, `${name} in ${file}`).toBeGreaterThanOrEqual(0);
-  return source.slice(start, end + 2);
-}
-
-const trimLineEnds = (text: string) => text.replace(/[ \t]+$/gm, "").trimEnd();
 
 /** The `+` and `-` lines of a diff, normalised (blank ones dropped), with their sign. */
 function changedLines(diff: string): string[] {
@@ -201,14 +159,8 @@ function hunkSides(hunk: string): { before: string[]; after: string[] } {
   return { before: side("-"), after: side("+") };
 }
 
-describe.each(READMES)("%s: the loop and the diff", (name) => {
+describe.each(READMES)("%s: the diff", (name) => {
   const text = readme(name);
-
-  it("shows the whole loop: one ts block equal to agentLoop in src/agent-loop.ts", () => {
-    const blocks = codeFences(text, "ts").filter((block) => block.startsWith("export async function agentLoop("));
-    expect(blocks).toHaveLength(1);
-    expect(trimLineEnds(blocks[0])).toBe(trimLineEnds(functionSource(LOOP_FILE, "agentLoop")));
-  });
 
   it("shows the real diff from oneCall to agentLoop: every hunk a piece of both files, every change shown", () => {
     const [diff, ...others] = codeFences(text, "diff");

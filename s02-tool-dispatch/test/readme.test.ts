@@ -1,26 +1,18 @@
 /**
- * The chapter text cannot drift from the code: every number it states is the code's constant, every
- * ```ts excerpt is found verbatim in the sources, the whole loop is the source's, every ```diff hunk
- * is a real piece of the diff between s01's loop and this one and no change is left out, the tables
- * list what the code has, and every sample run is the output of that command run again offline.
+ * The chapter text cannot drift from the code: the chapter-text suite (every ```ts excerpt in the
+ * sources, the whole loop the source's, the ```diff of s01's loop against this one real and whole,
+ * the help and the exit table the CLI's, the same code in both languages); then this chapter's
+ * own: every number it states is the code's constant, the tables list what the code has, and every
+ * sample run is the output of that command run again offline.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { EXIT_CODES, exitCodeFor, usage } from "@harness/cli";
 import { DEFAULT_BASH_TIMEOUT_SECONDS, DEFAULT_MAX_OUTPUT_BYTES } from "@harness/shared";
-import {
-  type ChapterMain,
-  codeFences,
-  containsRun,
-  mainOfScript,
-  normalisedLines,
-  proseOf,
-  runInProcess,
-  sourceLines,
-} from "@harness/testkit";
+import { type ChapterMain, chapterTextSuite, codeFences, mainOfScript, proseOf, runInProcess } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { main as s01Main } from "../../s01-agent-loop/src/main.ts";
+import { chapter as s01Chapter, main as s01Main } from "../../s01-agent-loop/src/main.ts";
 import { dispatch, toolMap } from "../src/dispatch.ts";
 import { chapter, main } from "../src/main.ts";
 import { MAX_CONCURRENT_TOOLS } from "../src/run-tool-calls.ts";
@@ -39,8 +31,6 @@ const READMES = ["README.md", "README.zh.md"] as const;
 function readme(name: string): string {
   return readFileSync(join(CHAPTER, name), "utf8");
 }
-
-const SOURCES = sourceLines([join(CHAPTER, "src"), join(REPO, "shared", "src"), join(REPO, "cli", "src")]);
 
 const WORDS: Record<string, number> = { six: 6, eight: 8, 六: 6, 八: 8 };
 
@@ -108,59 +98,23 @@ function declaredErrorCodes(): string[] {
   return [...declaration.matchAll(/\| "(\w+)"/g)].map((m) => m[1]);
 }
 
-/** A diff hunk's two sides: the lines it removes with its context, and the lines it adds with its context. */
-function hunkSides(hunk: string): { before: string[]; after: string[] } {
-  const lines = hunk.split("\n").filter((line) => line !== "");
-  const side = (keep: string) =>
-    normalisedLines(
-      lines
-        .filter((line) => line[0] === " " || line[0] === keep)
-        .map((line) => line.slice(1))
-        .join("\n"),
-    );
-  return { before: side("-"), after: side("+") };
-}
-
 const S01_LOOP = join(REPO, "s01-agent-loop", "src", "agent-loop.ts");
 const S02_LOOP = join(CHAPTER, "src", "agent-loop.ts");
 
-function loopFile(path: string): string {
-  return readFileSync(path, "utf8");
-}
-
-/** agentLoop in the source, from its doc comment to its closing brace, trailing whitespace trimmed. */
-function agentLoopSource(): string {
-  const lines = loopFile(S02_LOOP).split("\n");
-  const signature = lines.findIndex((line) => line.startsWith("export async function agentLoop("));
-  const start = lines.slice(0, signature).lastIndexOf("/**");
-  const end = lines.indexOf("}", signature);
-  return lines
-    .slice(start, end + 1)
-    .map((line) => line.trimEnd())
-    .join("\n");
-}
-
-/** The lines of a file's header (its first doc comment, one line or several), as written. */
-function headerComment(path: string): string[] {
-  const lines = loopFile(path).split("\n");
-  const end = lines[0].endsWith("*/") ? 0 : lines.indexOf(" */");
-  return lines.slice(0, end + 1);
-}
-
-/** `git diff --no-index` of s01's loop against this chapter's (exit status 1: they differ). */
-function realDiff(): string {
-  const run = spawnSync("git", ["diff", "--no-index", "--no-color", "--", S01_LOOP, S02_LOOP], { encoding: "utf8" });
-  expect(run.status, run.stderr).toBe(1);
-  return run.stdout;
-}
-
-/** The lines a diff removes or adds, each with its sign, trailing whitespace trimmed. */
-function changedLines(diff: string): string[] {
-  return diff
-    .split("\n")
-    .filter((line) => /^[-+]/.test(line) && !/^(?:---|\+\+\+) /.test(line))
-    .map((line) => line.trimEnd());
-}
+chapterTextSuite({
+  chapter: CHAPTER,
+  sources: [join(CHAPTER, "src"), join(REPO, "shared", "src"), join(REPO, "cli", "src")],
+  excerpts: 8,
+  wholeLoop: {},
+  diffs: [{ label: "s01's loop against this one", block: 0, hunks: 5, from: S01_LOOP, to: S02_LOOP }],
+  cli: {
+    chapter,
+    previous: s01Chapter,
+    usage,
+    exitCodeFor,
+    exitTable: ["final_answer", "max_turns", "max_tokens", "error", "interrupted"],
+  },
+});
 
 describe.each(READMES)("%s", (name) => {
   const text = readme(name);
@@ -181,58 +135,6 @@ describe.each(READMES)("%s", (name) => {
       ...proseOf(text, { inlineCode: false }).matchAll(/(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w.])/g),
     ].map((m) => Number(m[0].replaceAll(",", "")));
     expect(numbers.filter((n) => !allowed.has(n))).toEqual([]);
-  });
-
-  it("lists each exit status as the CLI maps it", () => {
-    const rows = [...text.matchAll(/^\|\s*(\d+)\s*\|\s*(.+?)\s*\|$/gm)];
-    expect(rows.map((row) => Number(row[1]))).toEqual([0, 2, 3, 1, 130]);
-    for (const [, code, meaning] of rows) {
-      const named = /^`(\w+)`/.exec(meaning)?.[1];
-      const reason = named ?? (/interrupt|中断/.test(meaning) ? "interrupted" : "error");
-      expect(exitCodeFor(reason, CLI.exitCodes), meaning).toBe(Number(code));
-    }
-    // the table is the contract's, row for row: s02 adds no stop reason of its own
-    expect(CLI.exitCodes).toEqual({});
-    expect(rows.length).toBe(Object.keys(EXIT_CODES).length);
-  });
-
-  it("shows the CLI's own --help text", () => {
-    expect(codeFences(text, "text")).toContain(`${usage(CLI.command, CLI.summary, [], CLI.exitCodes)}\n`);
-  });
-
-  it("quotes every ts excerpt verbatim from the sources", () => {
-    const excerpts = codeFences(text, "ts");
-    expect(excerpts.length).toBeGreaterThanOrEqual(8);
-    for (const excerpt of excerpts) {
-      const where = SOURCES.filter((source) => containsRun(source.lines, normalisedLines(excerpt)));
-      expect(where.length, `not found in the sources:\n${excerpt}`).toBeGreaterThan(0);
-    }
-  });
-
-  it("shows the whole loop: one ts block that is agentLoop as the source has it, doc comment included", () => {
-    const whole = codeFences(text, "ts").filter((block) => block.includes("export async function agentLoop("));
-    expect(whole).toEqual([`${agentLoopSource()}\n`]);
-  });
-
-  it("shows diff hunks that are real: s01's loop on one side, this chapter's on the other", () => {
-    const [s01, s02] = [normalisedLines(loopFile(S01_LOOP)), normalisedLines(loopFile(S02_LOOP))];
-    const [diff] = codeFences(text, "diff");
-    const hunks = diff.split(/^@@.*$/m).filter((h) => h.trim() !== "");
-    expect(hunks.length).toBe(5);
-    for (const hunk of hunks) {
-      const { before, after } = hunkSides(hunk);
-      expect(containsRun(s01, before), `not in s01's loop:\n${before.join("\n")}`).toBe(true);
-      expect(containsRun(s02, after), `not in s02's loop:\n${after.join("\n")}`).toBe(true);
-    }
-  });
-
-  it("leaves out no change of the real diff but the file's header comment", () => {
-    const shown = changedLines(codeFences(text, "diff")[0]);
-    const real = changedLines(realDiff()).filter(
-      (line) => !headerComment(line[0] === "-" ? S01_LOOP : S02_LOOP).includes(line.slice(1)),
-    );
-    expect(real.length).toBeGreaterThan(0);
-    expect(real.filter((line) => !shown.includes(line))).toEqual([]);
   });
 
   it("shows edit_file's input schema exactly as toApiTool makes it", () => {
@@ -256,16 +158,6 @@ describe.each(READMES)("%s", (name) => {
     const listed = [...table.matchAll(/^\| `(\w+)`/gm)].map((m) => m[1]);
     expect(listed.sort()).toEqual(declaredErrorCodes().sort());
     expect(listed.length).toBeGreaterThanOrEqual(10);
-  });
-});
-
-describe("the chapter text", () => {
-  it("gives the same code in English and Chinese", () => {
-    const [en, zh] = READMES.map(readme);
-    const strip = (block: string) => block.replace(/\s+#.*$/gm, "").replace(/^@@.*$/gm, "@@"); // comments are translated
-    for (const lang of ["ts", "json", "text", "sh", "diff"]) {
-      expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
-    }
   });
 });
 

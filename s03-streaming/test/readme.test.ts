@@ -1,9 +1,11 @@
 /**
- * The chapter text cannot drift from the code: every ```ts excerpt is found verbatim in the
- * sources, the build exercise's stub is the manifest's, the whole loop is the loop, the ```diff is
- * the real diff between s02's loop and this one, the numbers are the code's, the options it names
- * are the CLI's, and every sample of output is what the CLI prints when the command shown above it
- * runs (offline, in a temporary directory).
+ * The chapter text cannot drift from the code: the chapter-text suite (every ```ts excerpt in the
+ * sources, the whole loop the source's, the ```diff of s02's loop against this one real and whole,
+ * the help and the exit table the CLI's, the same code in both languages); then this chapter's
+ * own: the diff shows exactly the lines the real one changes, the numbers are the code's, the
+ * tables list what the code does, the options it names are the CLI's (the rest on the options
+ * page), the build exercise's stub is the manifest's, and every sample of output is what the CLI
+ * prints when the command shown above it runs (offline, in a temporary directory).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
@@ -13,8 +15,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_MODEL_TIMEOUT_SECONDS, exitCodeFor, usage } from "@harness/cli";
 import { encodeSse } from "@harness/scripted-model";
-import { codeFences, containsRun, normalisedLines, proseOf, runInProcess, sourceLines } from "@harness/testkit";
+import { chapterTextSuite, codeFences, containsRun, normalisedLines, proseOf, runInProcess } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
+import { chapter as s02Chapter } from "../../s02-tool-dispatch/src/main.ts";
 import { chapter, main } from "../src/main.ts";
 import { STREAM_RETRIES } from "../src/stream-turn.ts";
 import { exercises } from "./exercises.ts";
@@ -22,25 +25,18 @@ import { exercises } from "./exercises.ts";
 const CHAPTER = join(import.meta.dirname, "..");
 const REPO = join(CHAPTER, "..");
 const READMES = ["README.md", "README.zh.md"] as const;
-/** The exercises section of each text. */
-const EXERCISES = { "README.md": "## Exercises", "README.zh.md": "## 练习" } as const;
 /** What the chapter's CLI declares: its name, its summary, the exit statuses of its own stop reasons. */
 const CLI = { command: chapter.command, summary: chapter.summary, exitCodes: { ...chapter.exitCodes } };
 /** The two chapters whose CLI the text runs: s02's in the problem, this one's everywhere else. */
 const CHAPTER_FOLDERS: Record<string, string> = { s02: "s02-tool-dispatch", s03: "s03-streaming" };
 /** The directory the text's commands play in; the test plays in a temporary one instead. */
 const PLAY_DIR = "/tmp/s03-play";
+const S02_LOOP = join(REPO, "s02-tool-dispatch", "src", "agent-loop.ts");
+const S03_LOOP = join(CHAPTER, "src", "agent-loop.ts");
 
 function readme(name: string): string {
   return readFileSync(join(CHAPTER, name), "utf8");
 }
-
-const SOURCES = sourceLines([
-  join(CHAPTER, "src"),
-  join(REPO, "s02-tool-dispatch", "src"),
-  join(REPO, "shared", "src"),
-  join(REPO, "cli", "src"),
-]);
 
 /** Every number a pattern captures. */
 function captures(text: string, pattern: RegExp): number[] {
@@ -71,41 +67,12 @@ const NUMBERS: { what: string; value: number; patterns: RegExp[] }[] = [
   },
 ];
 
-/** The body of a `##` section (up to the next `##`), or "" when there is none. */
-function section(markdown: string, heading: string): string {
-  const start = markdown.indexOf(`\n${heading}\n`);
-  if (start === -1) return "";
-  const rest = markdown.slice(start + heading.length + 2);
-  const end = rest.search(/^## /m);
-  return end === -1 ? rest : rest.slice(0, end);
-}
-
-/** The `agentLoop` function of a loop file, from its doc comment to its closing brace. */
-function loopFunction(source: string): string {
-  const start = source.lastIndexOf("/**", source.indexOf("export async function agentLoop("));
-  const end = source.indexOf("\n}\n", start) + 3;
-  return source.slice(start, end);
-}
-
 function withoutTrailingSpace(text: string): string {
   return text
     .split("\n")
     .map((line) => line.trimEnd())
     .join("\n")
     .trimEnd();
-}
-
-/** A diff hunk's two sides: the lines it removes with its context, and the lines it adds with its context. */
-function hunkSides(hunk: string): { before: string[]; after: string[] } {
-  const lines = hunk.split("\n").filter((line) => line !== "");
-  const side = (keep: string) =>
-    normalisedLines(
-      lines
-        .filter((line) => line[0] === " " || line[0] === keep)
-        .map((line) => line.slice(1))
-        .join("\n"),
-    );
-  return { before: side("-"), after: side("+") };
 }
 
 /** The lines a diff removes and adds (`-…`, `+…`), whitespace normalised, file headers left out. */
@@ -269,6 +236,25 @@ async function errorLine(url: string, args: string[]): Promise<string> {
   );
 }
 
+chapterTextSuite({
+  chapter: CHAPTER,
+  sources: [
+    join(CHAPTER, "src"),
+    join(REPO, "s02-tool-dispatch", "src"),
+    join(REPO, "shared", "src"),
+    join(REPO, "cli", "src"),
+  ],
+  excerpts: 4,
+  wholeLoop: {},
+  diffs: [{ label: "s02's loop against this one", hunks: 7, from: S02_LOOP, to: S03_LOOP }],
+  cli: {
+    chapter,
+    previous: s02Chapter,
+    usage,
+    exitCodeFor,
+  },
+});
+
 describe.each(READMES)("%s", (name) => {
   const text = readme(name);
 
@@ -276,6 +262,16 @@ describe.each(READMES)("%s", (name) => {
     const found = patterns.flatMap((pattern) => captures(proseOf(text), pattern));
     expect(found.length).toBeGreaterThan(0);
     for (const n of found) expect(n).toBe(value);
+  });
+
+  it("shows exactly the lines the real diff of s02's loop changes, no other", () => {
+    const diffs = codeFences(text, "diff");
+    expect(diffs).toHaveLength(1);
+    expect(changedLines(diffs[0])).toEqual(realLoopDiff());
+  });
+
+  it("adds aborted to the stop-reason table", () => {
+    expect(text).toMatch(/^\|[^|\n]*Ctrl-C[^|\n]*\|\s*`aborted`\s*\|/m);
   });
 
   it("names only options the CLI has, and links the options page for the rest", () => {
@@ -286,52 +282,16 @@ describe.each(READMES)("%s", (name) => {
     expect(text).toContain(name === "README.md" ? "](../docs/options.md)" : "](../docs/options.zh.md)");
   });
 
-  it("quotes every ts excerpt outside the exercises verbatim from the sources", () => {
-    const excerpts = codeFences(text.split(EXERCISES[name])[0], "ts");
-    expect(excerpts.length).toBeGreaterThanOrEqual(4);
-    for (const excerpt of excerpts) {
-      const where = SOURCES.filter((source) => containsRun(source.lines, normalisedLines(excerpt)));
-      expect(where.length, `not found in the sources:\n${excerpt}`).toBeGreaterThan(0);
-    }
-  });
-
-  it("shows the build exercise's stub as test/exercises.ts makes it", () => {
+  it("shows the build exercise's stub (a typescript block) as test/exercises.ts makes it", () => {
     const build = exercises.find((exercise) => exercise.kind === "build");
     expect(build).toBeDefined();
     const { file, find, replace } = build as (typeof exercises)[number];
     const stubbed = readFileSync(join(CHAPTER, file), "utf8").replace(find, replace);
-    const [stub] = codeFences(section(text, EXERCISES[name]), "ts");
-    expect(stub).toBeDefined();
-    expect(containsRun(normalisedLines(stubbed), normalisedLines(stub))).toBe(true);
-    expect(stub).toContain(replace.split("\n")[1].trim());
-  });
-
-  it("shows the whole loop in one block, as it is in src/agent-loop.ts", () => {
-    const heading = name === "README.md" ? "## The whole loop" : "## 完整的循环";
-    const blocks = codeFences(section(text, heading), "ts");
-    expect(blocks).toHaveLength(1);
-    const source = readFileSync(join(CHAPTER, "src", "agent-loop.ts"), "utf8");
-    expect(withoutTrailingSpace(blocks[0])).toBe(withoutTrailingSpace(loopFunction(source)));
-  });
-
-  it("shows the real diff of s02's loop against this one: every hunk real, every change in it", () => {
-    const loop = (chapter: string) =>
-      normalisedLines(readFileSync(join(REPO, chapter, "src", "agent-loop.ts"), "utf8"));
-    const [s02, s03] = [loop("s02-tool-dispatch"), loop("s03-streaming")];
-    const diffs = codeFences(text, "diff");
-    expect(diffs).toHaveLength(1);
-    const hunks = diffs[0].split(/^@@.*$/m).filter((h) => h.trim() !== "");
-    expect(hunks.length).toBe(7);
-    for (const hunk of hunks) {
-      const { before, after } = hunkSides(hunk);
-      expect(containsRun(s02, before), `not in s02's loop:\n${before.join("\n")}`).toBe(true);
-      expect(containsRun(s03, after), `not in s03's loop:\n${after.join("\n")}`).toBe(true);
-    }
-    expect(changedLines(diffs[0])).toEqual(realLoopDiff());
-  });
-
-  it("adds aborted to the stop-reason table", () => {
-    expect(text).toMatch(/^\|[^|\n]*Ctrl-C[^|\n]*\|\s*`aborted`\s*\|/m);
+    const stubs = codeFences(text, "typescript");
+    expect(stubs).toHaveLength(1);
+    // the stub, then the lines after it that the text shows to close the function
+    expect(normalisedLines(stubs[0]).slice(0, normalisedLines(replace).length)).toEqual(normalisedLines(replace));
+    expect(containsRun(normalisedLines(stubbed), normalisedLines(stubs[0]))).toBe(true);
   });
 });
 
@@ -369,15 +329,5 @@ describe("the samples of README.md, run", { timeout: 120_000 }, () => {
       res.write(encodeSse({ event: "ping", data: { type: "ping" } })); // and then nothing
     });
     expect(lines).toEqual([await errorLine(html, []), await errorLine(silent, ["--model-timeout", "1"])]);
-  });
-});
-
-describe("the chapter text", () => {
-  it("gives the same code and samples in English and Chinese", () => {
-    const [en, zh] = READMES.map(readme);
-    const strip = (block: string) => block.replace(/\s+#.*$/gm, "").replace(/^@@.*$/gm, "@@"); // comments are translated
-    for (const lang of ["ts", "text", "sh", "diff"]) {
-      expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
-    }
   });
 });

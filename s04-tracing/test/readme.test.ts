@@ -1,36 +1,33 @@
 /**
- * The chapter text against the code: every ```ts excerpt is real (its lines appear, in order, in
- * one file of src/), the whole loop is the source's, every ```diff hunk is a real piece of the diff
- * between s03's loop and this one and no change is left out, the build exercise's stub is the
- * manifest's, the sample record has the fields a real record has, the numbers the text states are
- * the code's, the one new option it names is the only one s04's help adds to s03's, and every
+ * The chapter text against the code: the chapter-text suite (every ```ts excerpt real, its lines
+ * in order in one file of src/; the whole loop the source's; the diff of s03's loop against this
+ * one real and whole; the help the CLI's; the same code in both languages); then this chapter's
+ * own: the sample record has the fields a real record has, the numbers the text states are the
+ * code's, the build exercise's stub is the manifest's, the options page is linked, and every
  * sample run is the output of that command run again offline, after the text's own reset.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { REPO_ROOT, runChapterCli } from "@harness/cli";
+import { exitCodeFor, REPO_ROOT, runChapterCli, usage } from "@harness/cli";
 import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
 import { reply, textReply, toolUse } from "@harness/scripted-model";
 import { isValidHistory } from "@harness/shared";
 import {
   type ChapterMain,
+  chapterTextSuite,
   codeFences,
   commandWords,
   containsRun,
-  functionSource,
-  hunkCount,
-  lessonDiffProblems,
   mainOfScript,
   normalisedLines,
   runInProcess,
-  sourceLines,
 } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { chapter as s03Chapter } from "../../s03-streaming/src/main.ts";
 import { secretsOf } from "../src/flags.ts";
 import { projectSlug } from "../src/harness-data-dir.ts";
-import { main } from "../src/main.ts";
+import { chapter, main } from "../src/main.ts";
 import { redactLine } from "../src/redact.ts";
 import { isValidTraceId, TRACE_FORMAT } from "../src/trace-record.ts";
 import { traceDir } from "../src/trace-writer.ts";
@@ -41,8 +38,6 @@ import { scriptedTrace } from "./scripted-trace.ts";
 const CHAPTER = join(REPO_ROOT, "s04-tracing");
 const SRC = join(CHAPTER, "src");
 const READMES = ["README.md", "README.zh.md"];
-/** The exercises section of each text. */
-const EXERCISES: Record<string, string> = { "README.md": "## Exercises", "README.zh.md": "## 练习" };
 const REPO = REPO_ROOT;
 const S03_LOOP = join(REPO, "s03-streaming", "src", "agent-loop.ts");
 const S04_LOOP = join(SRC, "agent-loop.ts");
@@ -63,28 +58,32 @@ function keyPaths(value: unknown, prefix = ""): string[] {
   return Object.entries(value).flatMap(([key, v]) => [`${prefix}.${key}`, ...keyPaths(v, `${prefix}.${key}`)]);
 }
 
+chapterTextSuite({
+  chapter: CHAPTER,
+  excerpts: 4,
+  wholeLoop: {},
+  diffs: [{ label: "s03's loop against this one", hunks: 5, from: S03_LOOP, to: S04_LOOP }],
+  cli: { chapter, previous: s03Chapter, usage, exitCodeFor },
+});
+
 describe.each(READMES)("%s", (name) => {
   const markdown = text(name);
 
-  it("quotes only real code: each ts excerpt outside the exercises appears line for line in one file of src/", () => {
-    const sources = sourceLines([SRC]);
-    const excerpts = codeFences(markdown.split(`\n${EXERCISES[name]}\n`)[0], "ts");
-    expect(excerpts.length).toBeGreaterThanOrEqual(4);
-    for (const excerpt of excerpts) {
-      const found = sources.some((source) => containsRun(source.lines, normalisedLines(excerpt)));
-      expect(found, `not in src/:\n${excerpt}`).toBe(true);
-    }
-  });
-
-  it("shows the build exercise's stub as test/exercises.ts makes it", () => {
+  it("shows the build exercise's stub (a typescript block) as test/exercises.ts makes it", () => {
     const build = exercises.find((exercise) => exercise.kind === "build");
     expect(build).toBeDefined();
     const { file, find, replace } = build as (typeof exercises)[number];
     const stubbed = readFileSync(join(CHAPTER, file), "utf8").replace(find, replace);
-    const [stub] = codeFences(markdown.split(`\n${EXERCISES[name]}\n`)[1] ?? "", "ts");
-    expect(stub).toBeDefined();
-    expect(normalisedLines(stub)).toEqual(normalisedLines(replace));
-    expect(containsRun(normalisedLines(stubbed), normalisedLines(stub))).toBe(true);
+    const stubs = codeFences(markdown, "typescript");
+    expect(stubs).toHaveLength(1);
+    expect(normalisedLines(stubs[0])).toEqual(normalisedLines(replace));
+    expect(containsRun(normalisedLines(stubbed), normalisedLines(stubs[0]))).toBe(true);
+  });
+
+  it("names --trace, the one option s04 adds, in Try it, and links the options page for the rest", () => {
+    const tryIt = markdown.split(name === "README.md" ? "\n## Try it\n" : "\n## 动手试试\n")[1] ?? "";
+    expect(tryIt).toContain("`--trace`");
+    expect(tryIt).toContain(name === "README.md" ? "](../docs/options.md)" : "](../docs/options.zh.md)");
   });
 
   it("shows a sample record, and the next record's request, with exactly the fields real ones have", async () => {
@@ -175,31 +174,6 @@ describe.each(READMES)("%s", (name) => {
   });
 });
 
-describe.each(READMES)("%s: the loop and the diff", (name) => {
-  const markdown = text(name);
-
-  it("shows the whole loop: one ts block that is agentLoop as the source has it, doc comment included", () => {
-    const whole = codeFences(markdown, "ts").filter((block) => block.includes("export async function agentLoop("));
-    expect(whole).toEqual([`${functionSource(S04_LOOP)}\n`]);
-  });
-
-  it("shows the real diff from s03's loop, whole: each hunk is in the two files, and no change is left out", () => {
-    const shown = codeFences(markdown, "diff").join("\n");
-    expect(hunkCount(shown)).toBe(5);
-    expect(lessonDiffProblems(shown, S03_LOOP, S04_LOOP)).toEqual([]);
-  });
-});
-
-describe("the chapter text", () => {
-  it("gives the same code in English and Chinese", () => {
-    const [en, zh] = READMES.map(text);
-    const strip = (block: string) => block.replace(/\s+#.*$/gm, "").replace(/^@@.*$/gm, "@@"); // comments are translated
-    for (const lang of ["ts", "json", "text", "sh", "diff", ""]) {
-      expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
-    }
-  });
-});
-
 /**
  * The sample runs: a ```sh block holding one `pnpm s03 ...`, `pnpm s04 ...` or `pnpm trace ...`
  * command, followed by a ```text or ```json block, is that command's output. They are run again
@@ -239,7 +213,7 @@ describe("the sample runs in README.md", () => {
   it("shows what each command prints", { timeout: 120_000 }, async () => {
     expect(dir.length).toBe(SAMPLE_DIR.length);
     const home = join(dir, ".home");
-    // the reset, run where this test plays: its home, its directory
+    // the reset (which makes the directory as the setup does), run where this test plays: its home, its directory
     const script = (reset ?? "")
       .replace(`~/.harness/projects/${projectSlug(SAMPLE_DIR)}`, join(home, "projects", projectSlug(dir)))
       .replaceAll(SAMPLE_DIR, dir);
@@ -265,21 +239,6 @@ describe("the sample runs in README.md", () => {
           .replace(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/g, "YYYY-MM-DD HH:MM:SS")
           .replace(/\d+ ms/g, "N ms");
       expect(normal(stdout), command).toBe(normal(output));
-    }
-  });
-
-  it("names the one option s04's help adds to s03's, and links the options page for the rest", async () => {
-    const options = async (script: string) =>
-      [...(await run(script, ["--help"], join(dir, ".help"))).matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]);
-    const [s03, s04] = [await options(SCRIPTS.s03), await options(SCRIPTS.s04)];
-    expect(s04.filter((option) => !s03.includes(option))).toEqual(["--trace"]);
-    for (const [file, page] of [
-      ["README.md", "../docs/options.md"],
-      ["README.zh.md", "../docs/options.zh.md"],
-    ]) {
-      const tryIt = text(file).split(file === "README.md" ? "\n## Try it\n" : "\n## 动手试试\n")[1];
-      expect(tryIt, file).toContain("`--trace`");
-      expect(tryIt, file).toContain(`](${page})`);
     }
   });
 });

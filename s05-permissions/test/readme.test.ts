@@ -1,30 +1,27 @@
 /**
- * The chapter text cannot drift from the code: every ```ts excerpt is found verbatim in the
- * sources, the whole loop is the source's, every ```diff hunk is a real piece of the diff between
- * s04's loop and this one and no change is left out, the help and the tables are what the code
- * does, the boundary table is the test's, and every sample run is that command run again offline.
+ * The chapter text cannot drift from the code: the chapter-text suite (every ```ts excerpt in the
+ * sources, the whole loop the source's, the diff of s04's loop against this one real and whole,
+ * the help and the exit table the CLI's, the same code in both languages); then this chapter's
+ * own: the tables are what the code does, the boundary table is the test's, and every sample run
+ * is that command run again offline.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { EXIT_CODES, exitCodeFor, usage } from "@harness/cli";
+import { exitCodeFor, usage } from "@harness/cli";
 import {
+  chapterTextSuite,
   codeFences,
   commandWords,
-  containsRun,
   fakeTerminal,
-  functionSource,
-  hunkCount,
-  lessonDiffProblems,
-  normalisedLines,
   proseOf,
   runSampleScript,
   sampleDirs,
   sampleRuns,
-  sourceLines,
   until,
 } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
+import { chapter as s04Chapter } from "../../s04-tracing/src/main.ts";
 import { decide, PERMISSION_MODES, type PermissionMode } from "../src/index.ts";
 import { chapter, main } from "../src/main.ts";
 import { EVASIONS, shownLine } from "./evasions.ts";
@@ -35,13 +32,6 @@ const REPO = join(CHAPTER, "..");
 const READMES = ["README.md", "README.zh.md"] as const;
 const S04_LOOP = join(REPO, "s04-tracing", "src", "agent-loop.ts");
 const S05_LOOP = join(CHAPTER, "src", "agent-loop.ts");
-const SOURCES = sourceLines([
-  join(CHAPTER, "src"),
-  join(REPO, "s02-tool-dispatch", "src"),
-  join(REPO, "shared", "src"),
-  join(REPO, "cli", "src"),
-]);
-
 const readme = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
 const _loopFile = (path: string) => readFileSync(path, "utf8");
 
@@ -63,44 +53,28 @@ function tableRows(markdown: string, first: RegExp): string[][] {
 /** A code span's text: `` `a` `` and ``` `` `a` `` ``` alike. */
 const code = (cell: string) => cell.replace(/^(`+) ?([\s\S]*?) ?\1$/, "$2");
 
+chapterTextSuite({
+  chapter: CHAPTER,
+  sources: [
+    join(CHAPTER, "src"),
+    join(REPO, "s02-tool-dispatch", "src"),
+    join(REPO, "shared", "src"),
+    join(REPO, "cli", "src"),
+  ],
+  excerpts: 6,
+  wholeLoop: {},
+  diffs: [{ label: "s04's loop against this one", block: 0, hunks: 4, from: S04_LOOP, to: S05_LOOP }],
+  cli: {
+    chapter,
+    previous: s04Chapter,
+    usage,
+    exitCodeFor,
+    exitTable: ["final_answer", "max_turns", "max_tokens", "error", "aborted"],
+  },
+});
+
 describe.each(READMES)("%s", (name) => {
   const text = readme(name);
-
-  it("quotes every ts excerpt verbatim from the sources", () => {
-    const excerpts = codeFences(text, "ts");
-    expect(excerpts.length).toBeGreaterThanOrEqual(6);
-    for (const excerpt of excerpts) {
-      const where = SOURCES.filter((source) => containsRun(source.lines, normalisedLines(excerpt)));
-      expect(where.length, `not found in the sources:\n${excerpt}`).toBeGreaterThan(0);
-    }
-  });
-
-  it("shows the whole loop: one ts block that is agentLoop as the source has it, doc comment included", () => {
-    const whole = codeFences(text, "ts").filter((block) => block.includes("export async function agentLoop("));
-    expect(whole).toEqual([`${functionSource(S05_LOOP)}\n`]);
-  });
-
-  it("shows a diff of s04's loop against this one that is real and leaves out no change but the header", () => {
-    const [diff] = codeFences(text, "diff");
-    expect(hunkCount(diff)).toBe(4);
-    expect(lessonDiffProblems(diff, S04_LOOP, S05_LOOP)).toEqual([]);
-  });
-
-  it("shows the CLI's own --help text", () => {
-    expect(codeFences(text, "text")).toContain(
-      `${usage(chapter.command, chapter.summary, [...(chapter.flags ?? [])], chapter.exitCodes)}\n`,
-    );
-  });
-
-  it("lists each exit status as the CLI maps it", () => {
-    const rows = [...text.matchAll(/^\|\s*(\d+)\s*\|\s*(.+?)\s*\|$/gm)];
-    expect(rows.map((row) => Number(row[1]))).toEqual([0, 2, 3, 1, 130]);
-    for (const [, status, meaning] of rows) {
-      const reason = /^`(\w+)`/.exec(meaning)?.[1] ?? "error";
-      expect(exitCodeFor(reason, chapter.exitCodes), meaning).toBe(Number(status));
-    }
-    expect(rows.length).toBe(Object.keys(EXIT_CODES).length);
-  });
 
   it("shows a settings file that loads", () => {
     const [example] = codeFences(text, "json");
@@ -149,16 +123,6 @@ describe.each(READMES)("%s", (name) => {
       expect(prose).toMatch(new RegExp(`(?<![\\d.])${n}(?![\\d.])`));
     }
     expect([EVASIONS.length, count("engine"), count("asks"), count("os")]).toEqual([101, 42, 49, 10]);
-  });
-});
-
-describe("the chapter text", () => {
-  it("gives the same code in English and Chinese", () => {
-    const [en, zh] = READMES.map(readme);
-    const strip = (block: string) => block.replace(/\s+#.*$/gm, "").replace(/^@@.*$/gm, "@@"); // comments are translated
-    for (const lang of ["ts", "json", "text", "sh", "diff"]) {
-      expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
-    }
   });
 });
 

@@ -1,9 +1,9 @@
 /**
- * The chapter text cannot drift from the code: its ts excerpts are real, the whole loop is the
- * source's, every diff hunk is a real piece of the diff between s05's loop and this one and none is
- * left out, the help and the exit table are what the CLI declares, the settings example loads,
- * the names and numbers it states are the code's, and every sample run is that command run again
- * offline.
+ * The chapter text cannot drift from the code: the chapter-text suite (its ts excerpts real, the
+ * whole loop the source's, the diff of s05's loop against this one real and whole, the help and
+ * the exit table what the CLI declares, the same code in both languages); then this chapter's
+ * own: the settings example loads, the names and numbers it states are the code's, and every
+ * sample run is that command run again offline.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -11,21 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exitCodeFor, REPO_ROOT, usage } from "@harness/cli";
 import { CLAUDE_CODE_TOOL_NAMES, PROJECT_SETTINGS, TRUST_FILE } from "@harness/s05-permissions";
-import {
-  codeFences,
-  commandWords,
-  containsRun,
-  functionSource,
-  hunkCount,
-  lessonDiffProblems,
-  normalisedLines,
-  runSampleScript,
-  sampleDirs,
-  sampleRuns,
-  sourceLines,
-} from "@harness/testkit";
+import { chapterTextSuite, codeFences, commandWords, runSampleScript, sampleDirs, sampleRuns } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
-import { main as s05Main } from "../../s05-permissions/src/main.ts";
+import { chapter as s05Chapter, main as s05Main } from "../../s05-permissions/src/main.ts";
 import { chapter, main } from "../src/main.ts";
 import { HOOK_EVENTS } from "../src/runner/hook-input.ts";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, loadHooks } from "../src/runner/load-hooks.ts";
@@ -45,43 +33,22 @@ const TIMEOUT: Record<string, string> = {
   "README.zh.md": `默认 ${DEFAULT_HOOK_TIMEOUT_SECONDS} 秒`,
 };
 
+chapterTextSuite({
+  chapter: CHAPTER,
+  excerpts: 5,
+  wholeLoop: {},
+  diffs: [{ label: "s05's loop against this one", hunks: 6, from: S05_LOOP, to: S06_LOOP }],
+  cli: {
+    chapter,
+    previous: s05Chapter,
+    usage,
+    exitCodeFor,
+    exitTable: ["final_answer", "max_turns", "max_tokens", "prompt_blocked", "aborted", "error"],
+  },
+});
+
 describe.each(READMES)("%s", (name) => {
   const markdown = text(name);
-  const diffs = codeFences(markdown, "diff").join("");
-
-  it("quotes only real code: each ts excerpt appears line for line in one file of src/", () => {
-    const sources = sourceLines([join(CHAPTER, "src")]);
-    const excerpts = codeFences(markdown, "ts");
-    expect(excerpts.length).toBeGreaterThanOrEqual(5);
-    for (const excerpt of excerpts) {
-      const found = sources.some((source) => containsRun(source.lines, normalisedLines(excerpt)));
-      expect(found, `not in src/:\n${excerpt}`).toBe(true);
-    }
-  });
-
-  it("shows the whole loop: one ts block that is agentLoop as the source has it, doc comment included", () => {
-    const whole = codeFences(markdown, "ts").filter((block) => block.includes("export async function agentLoop("));
-    expect(whole).toEqual([`${functionSource(S06_LOOP)}\n`]);
-  });
-
-  it("shows a diff of s05's loop against this one that is real and leaves out no change but the header", () => {
-    expect(hunkCount(diffs)).toBe(6);
-    expect(lessonDiffProblems(diffs, S05_LOOP, S06_LOOP)).toEqual([]);
-  });
-
-  it("shows the CLI's own --help text", () => {
-    const help = usage(chapter.command, chapter.summary, [...(chapter.flags ?? [])], chapter.exitCodes);
-    expect(codeFences(markdown, "text")).toContain(`${help}\n`);
-  });
-
-  it("lists every stop reason with the exit status the CLI maps it to, prompt_blocked included", () => {
-    const rows = [...markdown.matchAll(/^\|\s*(\d+)\s*\|\s*(`\w+`|\S[^|]*?)\s*\|/gm)];
-    const reasons = rows.map((row) => /^`(\w+)`$/.exec(row[2])?.[1] ?? "error");
-    expect(reasons).toEqual(["final_answer", "max_turns", "max_tokens", "prompt_blocked", "aborted", "error"]);
-    rows.forEach((row, i) => {
-      expect(exitCodeFor(reasons[i], chapter.exitCodes), row[0]).toBe(Number(row[1]));
-    });
-  });
 
   it("shows settings that load without a problem", () => {
     const [settings] = codeFences(markdown, "json");
@@ -110,16 +77,6 @@ describe.each(READMES)("%s", (name) => {
   it("states the code's default timeout and the trust file's name", () => {
     expect(markdown.replace(/\s*\n\s*/g, " ")).toContain(TIMEOUT[name]);
     expect(markdown).toContain(`$HARNESS_HOME/${TRUST_FILE}`);
-  });
-});
-
-describe("the chapter text", () => {
-  it("gives the same code in English and Chinese", () => {
-    const [en, zh] = READMES.map(text);
-    const strip = (block: string) => block.replace(/\s+#.*$/gm, ""); // comments are translated
-    for (const lang of ["ts", "json", "text", "sh", "diff"]) {
-      expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
-    }
   });
 });
 

@@ -1,9 +1,9 @@
 /**
- * The chapter text cannot drift from the code: every ```ts excerpt is found verbatim in the
- * sources, the whole loop is the source's, every ```diff hunk is a real piece of the diff between
- * s06's loop and this one and no change is left out, the help and the exit table are the CLI's,
- * the transcript it shows reads as one, and every sample run is that command run again offline
- * (the kill -9 included), in the order the text runs them.
+ * The chapter text cannot drift from the code: the chapter-text suite (every ```ts excerpt in the
+ * sources, the whole loop the source's, the diff of s06's loop against this one real and whole,
+ * the help and the exit table the CLI's, the same code in both languages); then this chapter's
+ * own: the transcript it shows reads as one, and every sample run is that command run again
+ * offline (the kill -9 included), in the order the text runs them.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -14,24 +14,19 @@ import { projectSlug } from "@harness/s04-tracing";
 import {
   type ChapterMain,
   type CliRun,
+  chapterTextSuite,
   cliRunner,
   codeFences,
   commandWords,
-  containsRun,
-  functionSource,
-  hunkCount,
-  lessonDiffProblems,
   mainOfScript,
-  normalisedLines,
   runInProcess,
   runSampleScript,
   sampleDirs,
   sampleRuns,
-  sourceLines,
   until,
 } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
-import { main as s06Main } from "../../s06-hooks/src/main.ts";
+import { chapter as s06Chapter, main as s06Main } from "../../s06-hooks/src/main.ts";
 import { chapter, main } from "../src/main.ts";
 import { historyOf, readTranscript } from "../src/read-transcript.ts";
 import { killGroup, processes } from "./run-cli.ts";
@@ -40,49 +35,28 @@ const CHAPTER = join(REPO_ROOT, "s07-sessions");
 const READMES = ["README.md", "README.zh.md"] as const;
 const S06_LOOP = join(REPO_ROOT, "s06-hooks", "src", "agent-loop.ts");
 const S07_LOOP = join(CHAPTER, "src", "agent-loop.ts");
-const SOURCES = sourceLines([join(CHAPTER, "src")]);
 const SCRIPTS = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).scripts as Record<string, string>;
 /** The CLIs whose samples run in this process (`mainOfScript` checks the script runs that file); `pnpm sessions` runs in a child. */
 const MAINS: Record<string, ChapterMain> = { "s06-hooks/src/main.ts": s06Main, "s07-sessions/src/main.ts": main };
 
 const readme = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
 
+chapterTextSuite({
+  chapter: CHAPTER,
+  excerpts: 8,
+  wholeLoop: {},
+  diffs: [{ label: "s06's loop against this one", hunks: 8, from: S06_LOOP, to: S07_LOOP }],
+  cli: {
+    chapter,
+    previous: s06Chapter,
+    usage,
+    exitCodeFor,
+    exitTable: ["final_answer", "max_turns", "max_tokens", "prompt_blocked", "aborted", "error"],
+  },
+});
+
 describe.each(READMES)("%s", (name) => {
   const text = readme(name);
-  const diffs = codeFences(text, "diff").join("");
-
-  it("quotes every ts excerpt verbatim from the sources", () => {
-    const excerpts = codeFences(text, "ts");
-    expect(excerpts.length).toBeGreaterThanOrEqual(8);
-    for (const excerpt of excerpts) {
-      const found = SOURCES.some((source) => containsRun(source.lines, normalisedLines(excerpt)));
-      expect(found, `not found in src/:\n${excerpt}`).toBe(true);
-    }
-  });
-
-  it("shows the whole loop: one ts block that is agentLoop as the source has it, doc comment included", () => {
-    const whole = codeFences(text, "ts").filter((block) => block.includes("export async function agentLoop("));
-    expect(whole).toEqual([`${functionSource(S07_LOOP)}\n`]);
-  });
-
-  it("shows a diff of s06's loop against this one that is real and leaves out no change but the header", () => {
-    expect(hunkCount(diffs)).toBe(8);
-    expect(lessonDiffProblems(diffs, S06_LOOP, S07_LOOP)).toEqual([]);
-  });
-
-  it("shows the CLI's own --help text", () => {
-    const help = usage(chapter.command, chapter.summary, [...(chapter.flags ?? [])], chapter.exitCodes);
-    expect(codeFences(text, "text")).toContain(`${help}\n`);
-  });
-
-  it("lists every stop reason with the exit status the CLI maps it to, prompt_blocked included", () => {
-    const rows = [...text.matchAll(/^\|\s*(\d+)\s*\|\s*(`\w+`|\S[^|]*?)\s*\|/gm)];
-    const reasons = rows.map((row) => /^`(\w+)`$/.exec(row[2])?.[1] ?? "error");
-    expect(reasons).toEqual(["final_answer", "max_turns", "max_tokens", "prompt_blocked", "aborted", "error"]);
-    rows.forEach((row, i) => {
-      expect(exitCodeFor(reasons[i], chapter.exitCodes), row[0]).toBe(Number(row[1]));
-    });
-  });
 
   it("shows a transcript that reads as one: a header, then messages that follow one another", () => {
     const [sample] = codeFences(text, "json");
@@ -94,16 +68,6 @@ describe.each(READMES)("%s", (name) => {
       expect(historyOf(transcript.records).map((m) => m.role)).toEqual(["user", "assistant"]);
     } finally {
       rmSync(join(path, ".."), { recursive: true, force: true });
-    }
-  });
-});
-
-describe("the chapter text", () => {
-  it("gives the same code in English and Chinese", () => {
-    const [en, zh] = READMES.map(readme);
-    const strip = (block: string) => block.replace(/\s+#.*$/gm, ""); // comments are translated
-    for (const lang of ["ts", "json", "text", "sh", "diff"]) {
-      expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
     }
   });
 });

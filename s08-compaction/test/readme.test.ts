@@ -1,28 +1,19 @@
 /**
- * The chapter text cannot drift from the code: every ```ts excerpt is found verbatim in the
- * sources, the whole loop is the source's, every ```diff hunk is a real piece of the diff between
- * s07's loop and this one and no change is left out, the help, the exit table and the numbers are
- * the code's, both languages show the same code, and every sample run is that command run again
- * offline.
+ * The chapter text cannot drift from the code: the chapter-text suite (every ```ts excerpt in the
+ * sources, the whole loop the source's, the diff of s07's loop against this one real and whole,
+ * the help and the exit table the CLI's, the same code in both languages); then this chapter's
+ * own: context_overflow in its table of stop reasons, the numbers are the code's, it names no API
+ * the loop rebuild removed, and every sample run is that command run again offline.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { EXIT_CODES, exitCodeFor, REPO_ROOT, usage } from "@harness/cli";
+import { exitCodeFor, REPO_ROOT, usage } from "@harness/cli";
 import { projectSlug } from "@harness/s04-tracing";
-import {
-  changedLines,
-  codeFences,
-  containsRun,
-  functionSource,
-  hunkCount,
-  lessonDiffProblems,
-  normalisedLines,
-  proseOf,
-  sourceLines,
-} from "@harness/testkit";
+import { chapterTextSuite, codeFences, proseOf } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
+import { chapter as s07Chapter } from "../../s07-sessions/src/main.ts";
 import { KEEP_RECENT_TURNS } from "../src/compaction/clear-old-results.ts";
 import { CONTEXT_WINDOWS, DEFAULT_CONTEXT_BUDGET, THRESHOLDS } from "../src/context-budget.ts";
 import { MAX_COMPACTION_FAILURES } from "../src/context-window.ts";
@@ -32,52 +23,28 @@ const CHAPTER = join(REPO_ROOT, "s08-compaction");
 const READMES = ["README.md", "README.zh.md"] as const;
 const S07_LOOP = join(REPO_ROOT, "s07-sessions", "src", "agent-loop.ts");
 const S08_LOOP = join(CHAPTER, "src", "agent-loop.ts");
-const SOURCES = sourceLines([join(CHAPTER, "src"), join(REPO_ROOT, "shared", "src"), join(REPO_ROOT, "cli", "src")]);
 
 const readme = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
+
+chapterTextSuite({
+  chapter: CHAPTER,
+  sources: [join(CHAPTER, "src"), join(REPO_ROOT, "shared", "src"), join(REPO_ROOT, "cli", "src")],
+  excerpts: 9,
+  wholeLoop: {},
+  diffs: [{ label: "s07's loop against this one", hunks: 5, from: S07_LOOP, to: S08_LOOP }],
+  cli: {
+    chapter,
+    previous: s07Chapter,
+    usage,
+    exitCodeFor,
+    exitTable: ["final_answer", "max_turns", "max_tokens", "prompt_blocked", "context_overflow", "error", "aborted"],
+  },
+});
 
 describe.each(READMES)("%s", (name) => {
   const text = readme(name);
 
-  it("quotes every ts excerpt verbatim from the sources", () => {
-    const excerpts = codeFences(text, "ts");
-    expect(excerpts.length).toBeGreaterThanOrEqual(9);
-    for (const excerpt of excerpts) {
-      const found = SOURCES.some((source) => containsRun(source.lines, normalisedLines(excerpt)));
-      expect(found, `not found in the sources:\n${excerpt}`).toBe(true);
-    }
-  });
-
-  it("shows the whole loop: one ts block that is agentLoop as the source has it, doc comment included", () => {
-    const whole = codeFences(text, "ts").filter((block) => block.includes("export async function agentLoop("));
-    expect(whole).toEqual([`${functionSource(S08_LOOP)}\n`]);
-  });
-
-  it("shows a diff of s07's loop against this one that is real and leaves out no change but the header line", () => {
-    const diffs = codeFences(text, "diff").join("");
-    expect(hunkCount(diffs)).toBe(5);
-    expect(lessonDiffProblems(diffs, S07_LOOP, S08_LOOP)).toEqual([]);
-    // every changed line but the one-line headers, whatever the header check lets pass
-    const git = spawnSync("git", ["diff", "--no-index", "--no-color", "--", S07_LOOP, S08_LOOP], { encoding: "utf8" });
-    const real = changedLines(git.stdout).filter((line) => !/^[-+]\/\*\* s0[78]: /.test(line));
-    expect(real.filter((line) => !changedLines(diffs).includes(line))).toEqual([]);
-  });
-
-  it("shows the CLI's own --help text", () => {
-    const { command, summary, flags, exitCodes, commandHelp } = chapter;
-    expect(codeFences(text, "text")).toContain(
-      `${usage(command, summary, [...(flags ?? [])], exitCodes, commandHelp)}\n`,
-    );
-  });
-
-  it("lists each exit status as the CLI maps it, context_overflow's among them", () => {
-    const rows = [...text.matchAll(/^\|\s*(\d+)\s*\|\s*(.+?)\s*\|$/gm)];
-    expect(rows.map((row) => Number(row[1]))).toEqual([0, 2, 3, 4, 5, 1, 130]);
-    for (const [, status, meaning] of rows) {
-      const reason = /^`(\w+)`/.exec(meaning)?.[1] ?? "error";
-      expect(exitCodeFor(reason, chapter.exitCodes), meaning).toBe(Number(status));
-    }
-    expect(rows.length).toBe(Object.keys(EXIT_CODES).length + 2);
+  it("names context_overflow in its table of stop reasons", () => {
     expect(text).toMatch(/^\|[^|\n]+\| `context_overflow` +\|/m);
   });
 
@@ -100,15 +67,6 @@ describe("the chapter text", () => {
       expect(text).not.toMatch(
         /ContextKeeper|context-keeper|\bkeeper\b|reactsTo|sendTurnWith|CompactionCliParts|compactionCli|S08_OPTIONS|AgentStopReason|observer/,
       );
-    }
-  });
-
-  it("gives the same code in English and Chinese", () => {
-    const [en, zh] = READMES.map(readme);
-    const strip = (block: string) => block.replace(/\s+#.*$/gm, "").replace(/^@@.*$/gm, "@@"); // comments are translated
-    for (const lang of ["ts", "text", "sh", "diff", "mermaid"]) {
-      if (lang === "mermaid") continue; // the diagram's labels are translated
-      expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
     }
   });
 });

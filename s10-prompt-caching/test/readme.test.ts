@@ -1,68 +1,51 @@
 /**
- * The chapter text cannot drift from the code: every ```ts excerpt is in the sources, the whole
- * loop is the source's, both ```diff blocks are real and whole (the loops', main.ts's), the options
- * it names are the CLI's, the table of what breaks a cache is what the runs give, the main path
- * fits fifteen minutes, both languages show the same code, and every sample run is that command
- * run again offline, in order.
+ * The chapter text cannot drift from the code: the chapter-text suite (excerpts in the sources,
+ * the whole loop the source's, both ```diff blocks real and whole: the loops', main.ts's; the
+ * options it adds as the CLI's help gives them; the same code in both languages); then this
+ * chapter's own: the table of what breaks a cache is what the runs give, the main path fits
+ * fifteen minutes, the loop is s09's, and every sample run is that command run again offline, in
+ * order.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REPO_ROOT } from "@harness/cli";
+import { exitCodeFor, REPO_ROOT, usage } from "@harness/cli";
 import { projectSlug } from "@harness/s04-tracing";
-import {
-  codeFences,
-  containsRun,
-  functionSource,
-  lessonDiffProblems,
-  normalisedLines,
-  sourceLines,
-} from "@harness/testkit";
+import { chapterTextSuite, codeFences } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { CACHE_FLAGS } from "../src/flags.ts";
+import { chapter as s09Chapter } from "../../s09-providers/src/main.ts";
+import { chapter } from "../src/main.ts";
 import { CACHE_BREAKERS, secondRun } from "./cache-breakers.ts";
 
 const CHAPTER = join(REPO_ROOT, "s10-prompt-caching");
 const READMES = ["README.md", "README.zh.md"] as const;
 const S09 = join(REPO_ROOT, "s09-providers", "src");
 const S10 = join(CHAPTER, "src");
-const SOURCES = sourceLines([S10]);
 const readme = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
 
 /** The text a reader meets without opening a folded section. */
 const mainPath = (text: string) => text.replace(/<details>[\s\S]*?<\/details>/g, "");
 
+chapterTextSuite({
+  chapter: CHAPTER,
+  excerpts: 2,
+  wholeLoop: {},
+  diffs: [
+    {
+      label: "s09's loop against this one (the header line)",
+      block: 0,
+      changedLines: 2,
+      from: join(S09, "agent-loop.ts"),
+      to: join(S10, "agent-loop.ts"),
+    },
+    { label: "s09's main.ts against this one", block: 1, from: join(S09, "main.ts"), to: join(S10, "main.ts") },
+  ],
+  cli: { chapter, previous: s09Chapter, usage, exitCodeFor },
+});
+
 describe.each(READMES)("%s", (name) => {
   const text = readme(name);
-  const [loopDiff, mainDiff] = codeFences(text, "diff");
-
-  it("quotes every ts excerpt verbatim from the sources", () => {
-    const excerpts = codeFences(text, "ts");
-    expect(excerpts.length).toBeGreaterThanOrEqual(2);
-    for (const excerpt of excerpts) {
-      const found = SOURCES.some((source) => containsRun(source.lines, normalisedLines(excerpt)));
-      expect(found, `not found in src/:\n${excerpt}`).toBe(true);
-    }
-  });
-
-  it("shows the whole loop: one ts block that is agentLoop as the source has it, doc comment included", () => {
-    const whole = codeFences(text, "ts").filter((block) => block.includes("export async function agentLoop("));
-    expect(whole).toEqual([`${functionSource(join(S10, "agent-loop.ts"))}\n`]);
-  });
-
-  it("shows the loops' diff, real and whole: the header line and nothing else", () => {
-    expect(lessonDiffProblems(loopDiff, join(S09, "agent-loop.ts"), join(S10, "agent-loop.ts"))).toEqual([]);
-    expect(loopDiff.split("\n").filter((line) => /^[-+]/.test(line))).toHaveLength(2);
-  });
-
-  it("shows main.ts's diff against s09's, real and whole but its header comment", () => {
-    expect(lessonDiffProblems(mainDiff, join(S09, "main.ts"), join(S10, "main.ts"))).toEqual([]);
-  });
-
-  it("names the options the CLI adds, as its help gives them", () => {
-    expect(codeFences(text, "text")).toContain(`${CACHE_FLAGS.map((flag) => `  ${flag.help}`).join("\n")}\n`);
-  });
 
   it("shows what breaks a cache as the runs of test/cache-breakers.ts give it", async () => {
     const rows = [...text.matchAll(/^\| ([^|]+?) +\| ([\d,]+) +\| ([\d,]+) +\|$/gm)].map((m) => m.slice(1, 4));
@@ -85,18 +68,6 @@ describe("the chapter's loop", () => {
     const [s09, s10] = [S09, S10].map((dir) => readFileSync(join(dir, "agent-loop.ts"), "utf8").split("\n"));
     expect(s10.slice(1)).toEqual(s09.slice(1));
     expect(s10[0]).toMatch(/^\/\*\* s10: s09's loop, unchanged: /);
-  });
-});
-
-describe("the chapter text", () => {
-  it("gives the same code in English and Chinese, and the same folded sections", () => {
-    const [en, zh] = READMES.map(readme);
-    const strip = (block: string) => block.replace(/\s+#.*$/gm, "").replace(/^@@.*$/gm, "@@"); // comments are translated
-    for (const lang of ["ts", "text", "sh", "diff", "mermaid"]) {
-      if (lang === "mermaid") continue; // its labels are translated
-      expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
-    }
-    expect(zh.match(/<details>/g)?.length).toBe(en.match(/<details>/g)?.length);
   });
 });
 

@@ -1,8 +1,9 @@
 /**
- * The chapter text cannot drift from the code: every ```ts excerpt is in the sources, the whole
- * loop is the source's, both ```diff blocks are real and whole (the loops', main.ts's), the files
- * its table names are the chapter's, the main path fits fifteen minutes, both languages show the
- * same code, and every sample run is that command run again offline, in order.
+ * The chapter text cannot drift from the code: the chapter-text suite (excerpts in the sources, the
+ * whole loop the source's, both ```diff blocks real and whole: the loops', main.ts's; the same code
+ * in both languages); then what is this chapter's own: the files its table names are the
+ * chapter's, the main path fits fifteen minutes, the loop is s10's, and every sample run is that
+ * command run again offline, in order.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -10,52 +11,36 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "@harness/cli";
 import { projectSlug } from "@harness/s04-tracing";
-import {
-  codeFences,
-  containsRun,
-  functionSource,
-  lessonDiffProblems,
-  normalisedLines,
-  sourceLines,
-} from "@harness/testkit";
+import { chapterTextSuite, codeFences } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 
 const CHAPTER = join(REPO_ROOT, "s11-planning");
 const READMES = ["README.md", "README.zh.md"] as const;
 const S10 = join(REPO_ROOT, "s10-prompt-caching", "src");
 const S11 = join(CHAPTER, "src");
-const SOURCES = sourceLines([S11]);
 const readme = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
 
 /** The text a reader meets without opening a folded section. */
 const mainPath = (text: string) => text.replace(/<details>[\s\S]*?<\/details>/g, "");
 
+chapterTextSuite({
+  chapter: CHAPTER,
+  excerpts: 2,
+  wholeLoop: {},
+  diffs: [
+    {
+      label: "s10's loop against this one (the header line)",
+      block: 0,
+      changedLines: 2,
+      from: join(S10, "agent-loop.ts"),
+      to: join(S11, "agent-loop.ts"),
+    },
+    { label: "s10's main.ts against this one", block: 1, from: join(S10, "main.ts"), to: join(S11, "main.ts") },
+  ],
+});
+
 describe.each(READMES)("%s", (name) => {
   const text = readme(name);
-  const [loopDiff, mainDiff] = codeFences(text, "diff");
-
-  it("quotes every ts excerpt verbatim from the sources", () => {
-    const excerpts = codeFences(text, "ts");
-    expect(excerpts.length).toBeGreaterThanOrEqual(2);
-    for (const excerpt of excerpts) {
-      const found = SOURCES.some((source) => containsRun(source.lines, normalisedLines(excerpt)));
-      expect(found, `not found in src/:\n${excerpt}`).toBe(true);
-    }
-  });
-
-  it("shows the whole loop: one ts block that is agentLoop as the source has it, doc comment included", () => {
-    const whole = codeFences(text, "ts").filter((block) => block.includes("export async function agentLoop("));
-    expect(whole).toEqual([`${functionSource(join(S11, "agent-loop.ts"))}\n`]);
-  });
-
-  it("shows the loops' diff, real and whole: the header line and nothing else", () => {
-    expect(lessonDiffProblems(loopDiff, join(S10, "agent-loop.ts"), join(S11, "agent-loop.ts"))).toEqual([]);
-    expect(loopDiff.split("\n").filter((line) => /^[-+]/.test(line))).toHaveLength(2);
-  });
-
-  it("shows main.ts's diff against s10's, real and whole but its header comment", () => {
-    expect(lessonDiffProblems(mainDiff, join(S10, "main.ts"), join(S11, "main.ts"))).toEqual([]);
-  });
 
   it("names in its table of pieces files that are the chapter's", () => {
     const named = [...text.matchAll(/\| `([a-z-]+\.ts)` +\|$/gm)].map((m) => m[1]);
@@ -74,17 +59,6 @@ describe("the chapter's loop", () => {
     const [s10, s11] = [S10, S11].map((dir) => readFileSync(join(dir, "agent-loop.ts"), "utf8").split("\n"));
     expect(s11.slice(1)).toEqual(s10.slice(1));
     expect(s11[0]).toMatch(/^\/\*\* s11: s10's loop, unchanged: /);
-  });
-});
-
-describe("the chapter text", () => {
-  it("gives the same code in English and Chinese, and the same folded sections", () => {
-    const [en, zh] = READMES.map(readme);
-    const strip = (block: string) => block.replace(/\s+#.*$/gm, "").replace(/^@@.*$/gm, "@@"); // comments are translated
-    for (const lang of ["ts", "text", "sh", "diff"]) {
-      expect(codeFences(zh, lang).map(strip), lang).toEqual(codeFences(en, lang).map(strip));
-    }
-    expect(zh.match(/<details>/g)?.length).toBe(en.match(/<details>/g)?.length);
   });
 });
 

@@ -1,5 +1,6 @@
 export * from "./chapter-measures.ts";
 export * from "./chapter-text.ts";
+export * from "./chapter-text-suite.ts";
 export * from "./clean-up-after.ts";
 export * from "./cli-runner.ts";
 export * from "./fail-writes.ts";
