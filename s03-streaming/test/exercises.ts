@@ -11,7 +11,10 @@ export const exercises = [
     file: "src/stream-turn.ts",
     find: '  if (raw.trim() === "") return {};\n  try {\n    const value: unknown = JSON.parse(raw);\n    if (nestedDeeperThan(value, MAX_INPUT_DEPTH)) return raw;\n    return typeof value === "object" && value !== null && !Array.isArray(value) ? value : raw;\n  } catch {\n',
     replace:
-      "  try {\n    return JSON.parse(raw); // exercise 1: empty text, a value that is no object, too deep\n  } catch {\n",
+      "  // exercise 1: empty text is {}; only a JSON object is a call's input, anything else stays the raw\n" +
+      "  // text, and so does an object nested deeper than MAX_INPUT_DEPTH (nestedDeeperThan tells);\n" +
+      "  // write it so that the five red tests of test/stream-turn.test.ts turn green\n" +
+      "  try {\n    return JSON.parse(raw);\n  } catch {\n",
     test: "test/stream-turn.test.ts",
     expect: "fail",
   },

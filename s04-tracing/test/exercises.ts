@@ -23,14 +23,12 @@ export const exercises = [
   }`,
     replace: `  /** Lines kept in memory until the run ends: one write per run instead of one per iteration. */
   private readonly buffered: Buffer[] = [];
-
   /** Append one record as one line, when the run ends. */
   write(record: TraceRecord): void {
     this.buffered.push(Buffer.from(\`\${redactLine(JSON.stringify(record), this.secrets)}\\n\`));
     if (record.type === "iteration") return;
     this.fd ??= openSync(this.path, "a");
-    const lines = Buffer.concat(this.buffered.splice(0));
-    appendWhole(this.fd, lines, { what: \`the trace \${this.path}\`, kept: "every record before this one, whole" });
+    appendWhole(this.fd, Buffer.concat(this.buffered.splice(0)), { what: \`the trace \${this.path}\`, kept: "every record before this one, whole" });
   }`,
     test: "on disk before the next model call|killed with SIGKILL|trace file is open while a run writes",
     expect: "fail",
