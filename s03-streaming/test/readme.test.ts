@@ -3,8 +3,9 @@
  * sources, the whole loop the source's, the ```diff of s02's loop against this one real and whole,
  * the help and the exit table the CLI's, the same code in both languages); then this chapter's
  * own: the diff shows exactly the lines the real one changes, the numbers are the code's, the
- * tables list what the code does, and every sample of output is what the CLI prints when the
- * command shown above it runs (offline, in a temporary directory).
+ * tables list what the code does, the options it names are the CLI's (the rest on the options
+ * page), the build exercise's stub is the manifest's, and every sample of output is what the CLI
+ * prints when the command shown above it runs (offline, in a temporary directory).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
@@ -14,11 +15,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_MODEL_TIMEOUT_SECONDS, exitCodeFor, usage } from "@harness/cli";
 import { encodeSse } from "@harness/scripted-model";
-import { chapterTextSuite, codeFences, proseOf, runInProcess } from "@harness/testkit";
+import { chapterTextSuite, codeFences, containsRun, normalisedLines, proseOf, runInProcess } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { chapter as s02Chapter } from "../../s02-tool-dispatch/src/main.ts";
 import { chapter, main } from "../src/main.ts";
 import { STREAM_RETRIES } from "../src/stream-turn.ts";
+import { exercises } from "./exercises.ts";
 
 const CHAPTER = join(import.meta.dirname, "..");
 const REPO = join(CHAPTER, "..");
@@ -61,7 +63,7 @@ const NUMBERS: { what: string; value: number; patterns: RegExp[] }[] = [
   {
     what: "the exit status of an interrupted run (EXIT_CODES.aborted)",
     value: exitCodeFor("aborted", CLI.exitCodes),
-    patterns: [/exits? with (\d+)/g, /状态码 (\d+)/g],
+    patterns: [/exits? with (\d+)/g, /退出码 (\d+)/g],
   },
 ];
 
@@ -250,7 +252,6 @@ chapterTextSuite({
     previous: s02Chapter,
     usage,
     exitCodeFor,
-    exitTable: ["final_answer", "max_turns", "max_tokens", "error", "aborted"],
   },
 });
 
@@ -271,6 +272,26 @@ describe.each(READMES)("%s", (name) => {
 
   it("adds aborted to the stop-reason table", () => {
     expect(text).toMatch(/^\|[^|\n]*Ctrl-C[^|\n]*\|\s*`aborted`\s*\|/m);
+  });
+
+  it("names only options the CLI has, and links the options page for the rest", () => {
+    const help = usage(CLI.command, CLI.summary, [], CLI.exitCodes);
+    const named = [...proseOf(text).matchAll(/`(--[a-z-]+)/g)].map((m) => m[1]);
+    expect(named.length).toBeGreaterThan(0);
+    for (const option of named) expect(help, option).toContain(`  ${option} `);
+    expect(text).toContain(name === "README.md" ? "](../docs/options.md)" : "](../docs/options.zh.md)");
+  });
+
+  it("shows the build exercise's stub (a typescript block) as test/exercises.ts makes it", () => {
+    const build = exercises.find((exercise) => exercise.kind === "build");
+    expect(build).toBeDefined();
+    const { file, find, replace } = build as (typeof exercises)[number];
+    const stubbed = readFileSync(join(CHAPTER, file), "utf8").replace(find, replace);
+    const stubs = codeFences(text, "typescript");
+    expect(stubs).toHaveLength(1);
+    // the stub, then the lines after it that the text shows to close the function
+    expect(normalisedLines(stubs[0]).slice(0, normalisedLines(replace).length)).toEqual(normalisedLines(replace));
+    expect(containsRun(normalisedLines(stubbed), normalisedLines(stubs[0]))).toBe(true);
   });
 });
 

@@ -3,7 +3,8 @@
  * in order in one file of src/; the whole loop the source's; the diff of s03's loop against this
  * one real and whole; the help the CLI's; the same code in both languages); then this chapter's
  * own: the sample record has the fields a real record has, the numbers the text states are the
- * code's, and every sample run is the output of that command run again offline.
+ * code's, the build exercise's stub is the manifest's, the options page is linked, and every
+ * sample run is the output of that command run again offline, after the text's own reset.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -17,7 +18,9 @@ import {
   chapterTextSuite,
   codeFences,
   commandWords,
+  containsRun,
   mainOfScript,
+  normalisedLines,
   runInProcess,
 } from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
@@ -29,6 +32,7 @@ import { redactLine } from "../src/redact.ts";
 import { isValidTraceId, TRACE_FORMAT } from "../src/trace-record.ts";
 import { traceDir } from "../src/trace-writer.ts";
 import { runTraceCli } from "../src/viewer/trace-cli.ts";
+import { exercises } from "./exercises.ts";
 import { scriptedTrace } from "./scripted-trace.ts";
 
 const CHAPTER = join(REPO_ROOT, "s04-tracing");
@@ -64,6 +68,23 @@ chapterTextSuite({
 
 describe.each(READMES)("%s", (name) => {
   const markdown = text(name);
+
+  it("shows the build exercise's stub (a typescript block) as test/exercises.ts makes it", () => {
+    const build = exercises.find((exercise) => exercise.kind === "build");
+    expect(build).toBeDefined();
+    const { file, find, replace } = build as (typeof exercises)[number];
+    const stubbed = readFileSync(join(CHAPTER, file), "utf8").replace(find, replace);
+    const stubs = codeFences(markdown, "typescript");
+    expect(stubs).toHaveLength(1);
+    expect(normalisedLines(stubs[0])).toEqual(normalisedLines(replace));
+    expect(containsRun(normalisedLines(stubbed), normalisedLines(stubs[0]))).toBe(true);
+  });
+
+  it("names --trace, the one option s04 adds, in Try it, and links the options page for the rest", () => {
+    const tryIt = markdown.split(name === "README.md" ? "\n## Try it\n" : "\n## 动手试试\n")[1] ?? "";
+    expect(tryIt).toContain("`--trace`");
+    expect(tryIt).toContain(name === "README.md" ? "](../docs/options.md)" : "](../docs/options.zh.md)");
+  });
 
   it("shows a sample record, and the next record's request, with exactly the fields real ones have", async () => {
     const blocks = codeFences(markdown, "json").map((block) => JSON.parse(block));
@@ -167,6 +188,8 @@ describe("the sample runs in README.md", () => {
   const markdown = text("README.md");
   const SAMPLE_DIR = "/tmp/s04-sample";
   const setup = codeFences(markdown, "sh").find((block) => block.startsWith(`mkdir -p ${SAMPLE_DIR}\n`));
+  /** Try it's reset: the sample directory made again, and its project's traces removed. */
+  const reset = codeFences(markdown, "sh").find((block) => block.startsWith("rm -rf ~/.harness/projects/"));
   const samples = [
     ...markdown.matchAll(
       /^```sh\n(pnpm (?:s0\d|trace) [^\n]*)\n```\n\n(?:(?!```)[\s\S])*?```(text|json)\n([\s\S]*?)^```$/gm,
@@ -175,8 +198,9 @@ describe("the sample runs in README.md", () => {
   const dir = mkdtempSync("/tmp/s04-");
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("has a setup block and the samples: s03's blind spot, then s04's trace read back", () => {
+  it("has a setup block, a reset that ends with it, and the samples: s03's blind spot, then s04's trace read back", () => {
     expect(setup).toBeDefined();
+    expect(reset).toBe(`rm -rf ~/.harness/projects/${projectSlug(SAMPLE_DIR)}\n${setup}`);
     expect(samples.map((s) => s.command.split(" ").slice(1, 3).join(" "))).toEqual([
       "s03 --cwd",
       "s04 --trace=turn2",
@@ -188,9 +212,13 @@ describe("the sample runs in README.md", () => {
 
   it("shows what each command prints", { timeout: 120_000 }, async () => {
     expect(dir.length).toBe(SAMPLE_DIR.length);
-    const made = spawnSync("sh", ["-c", (setup ?? "").replaceAll(SAMPLE_DIR, dir)], { encoding: "utf8" });
-    expect(made.status, made.stderr).toBe(0);
     const home = join(dir, ".home");
+    // the reset (which makes the directory as the setup does), run where this test plays: its home, its directory
+    const script = (reset ?? "")
+      .replace(`~/.harness/projects/${projectSlug(SAMPLE_DIR)}`, join(home, "projects", projectSlug(dir)))
+      .replaceAll(SAMPLE_DIR, dir);
+    const made = spawnSync("sh", ["-c", script], { encoding: "utf8" });
+    expect(made.status, made.stderr).toBe(0);
     for (const { command, lang, output } of samples) {
       const [, chapter, ...rest] = commandWords(command);
       const stdout = await run(
