@@ -85,7 +85,9 @@ export function runInGroup(command: string, options: RunInGroupOptions): Promise
 
     // merged: `exec 2>&1` first, so stdout and stderr share one pipe and keep their true order
     const script = options.mergeStderr ? `exec 2>&1\n${command}` : command;
-    const child = spawn("bash", ["-c", script], {
+    // --norc: a top-level bash whose stdin is a socket (Node's pipes are) reads ~/.bashrc, as if
+    // sshd ran it, and whatever that prints would land in the output
+    const child = spawn("bash", ["--norc", "-c", script], {
       cwd: options.cwd,
       env: { ...withoutCredentials(process.env), ...options.env },
       detached: true, // its own process group, so one kill reaches every descendant

@@ -1,10 +1,19 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { runBash } from "../src/run-bash.ts";
-import { killRunningCommands } from "../src/run-in-group.ts";
+import { killRunningCommands, runInGroup } from "../src/run-in-group.ts";
 
 let cwd: string;
 /** Processes the tests started, killed by id after each test if a test left one behind. */
@@ -169,6 +178,26 @@ describe("runBash", () => {
       }).stdout;
       expect(out.split("\n")[0]).toBe("undefined"); // gone from process.env
       expect(out).toContain("HARNESS_KEY_TEST=still-here"); // still in what the parent started with
+    });
+  });
+
+  describe("the user's ~/.bashrc", () => {
+    it("is not read, even when stdin is a socket (Debian's bash reads it then, as if run by sshd)", async () => {
+      // Node gives a child's stdin as a socket pair; a top-level bash (SHLVL below 2) built with
+      // SSH_SOURCE_BASHRC then runs ~/.bashrc, and what it prints lands in a hook's stdout or stderr
+      const home = mkdtempSync(join(tmpdir(), "run-in-group-home-"));
+      try {
+        writeFileSync(join(home, ".bashrc"), "echo bashrc-ran >&2\necho bashrc-ran\n");
+        const run = await runInGroup("cat", {
+          cwd,
+          stdin: "the input",
+          timeoutMs: 8000,
+          env: { HOME: home, SHLVL: "0" },
+        });
+        expect({ stdout: run.stdout.text(), stderr: run.stderr.text() }).toEqual({ stdout: "the input", stderr: "" });
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+      }
     });
   });
 
