@@ -7,14 +7,20 @@
  * every sample run is that command run again offline, in order.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { exitCodeFor, REPO_ROOT, usage } from "@harness/cli";
 import { projectSlug } from "@harness/s04-tracing";
 import { ScriptedModel } from "@harness/scripted-model";
-import { changedLines, chapterTextSuite, codeFences, containsRun, normalisedLines } from "@harness/testkit";
-import { afterAll, describe, expect, it } from "vitest";
+import {
+  changedLines,
+  chapterTextSuite,
+  codeFences,
+  containsRun,
+  normalisedLines,
+  runSamplesInOrder,
+} from "@harness/testkit";
+import { describe, expect, it } from "vitest";
 import { chapter as s08Chapter } from "../../s08-compaction/src/main.ts";
 import { scriptedAdapter } from "../src/connect/create-adapter.ts";
 import { PROVIDER_FLAGS } from "../src/flags.ts";
@@ -180,11 +186,6 @@ describe("the sample runs in README.md", () => {
   const samples = [...text.matchAll(/^```sh\n([^\n]*pnpm s\d\d [^\n]*)\n```\n\n```text\n([\s\S]*?)^```$/gm)].map(
     ([, command, output]) => ({ command, output }),
   );
-  const scripts = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).scripts as Record<string, string>;
-  const made: string[] = [];
-  afterAll(() => {
-    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
 
   it("has a setup block and the samples: s08 with only an OpenAI key, then s09 on each format, the last continuing", () => {
     expect(setup).not.toBe("");
@@ -199,47 +200,10 @@ describe("the sample runs in README.md", () => {
   });
 
   it("shows what each sample prints, run in order in one project and one home", { timeout: 120_000 }, () => {
-    const dir = mkdtempSync("/tmp/s09-");
-    const home = mkdtempSync(join(tmpdir(), "s09-home-"));
-    made.push(dir, home);
-    expect(dir.length).toBe(SAMPLE_DIR.length);
-    const ready = spawnSync("sh", ["-c", setup.replaceAll(SAMPLE_DIR, dir)], { encoding: "utf8" });
-    expect(ready.status, ready.stderr).toBe(0);
-    const env = Object.fromEntries(
-      Object.entries(process.env).filter(
-        ([key]) => !/^(ANTHROPIC_|OPENAI_|HARNESS_|MODEL_ID$|INIT_CWD$|DEBUG$)/.test(key),
-      ),
-    );
-    const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
-    const ids = new Map<string, string>(); // a real session id → the one the text shows
-    for (const { command, output } of samples) {
-      const script = /pnpm (s\d\d)/.exec(command)?.[0] ?? "";
-      const ran = spawnSync(
-        "sh",
-        ["-c", command.replaceAll(SAMPLE_DIR, dir).replace(script, scripts[script.slice(5)])],
-        {
-          cwd: REPO_ROOT,
-          encoding: "utf8",
-          env: { ...env, NO_COLOR: "1", HARNESS_HOME: home },
-        },
-      );
-      const shownIds = [...new Set(output.match(UUID) ?? [])];
-      const realIds = [...new Set(ran.stdout.match(UUID) ?? [])];
-      realIds.forEach((id, i) => {
-        if (!ids.has(id)) ids.set(id, shownIds[i] ?? id);
-      });
-      let real = ran.stdout.replaceAll(
-        join(home, "projects", projectSlug(dir)),
-        `~/.harness/projects/${projectSlug(SAMPLE_DIR)}`,
-      );
-      for (const [id, shown] of ids) real = real.replaceAll(id, shown);
-      const lines = (s: string) =>
-        s
-          .replaceAll(dir, SAMPLE_DIR)
-          .split("\n")
-          .map((line) => line.trimEnd());
-      expect(lines(real), command).toEqual(lines(output));
-      expect(ran.status, command).toBe(0);
+    const runs = runSamplesInOrder({ samples, sampleDir: SAMPLE_DIR, setup, repoRoot: REPO_ROOT, projectSlug });
+    for (const run of runs) {
+      expect(run.printed, run.command).toEqual(run.shown);
+      expect(run.status, `${run.command}\n${run.stderr}`).toBe(0);
     }
   });
 });

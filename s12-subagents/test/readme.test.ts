@@ -1,18 +1,9 @@
-/**
- * The chapter text cannot drift from the code: the chapter-text suite (excerpts in the sources, the
- * whole loop the source's, both ```diff blocks real and whole: the loops', main.ts's; the same code
- * in both languages; the main path and the reading line as measured); then what is this chapter's
- * own: the files its table names are the chapter's, the depth folded, the loop is s11's, and every
- * sample run is that command run again offline, in order.
- */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "@harness/cli";
 import { projectSlug } from "@harness/s04-tracing";
-import { chapterTextSuite, codeFences } from "@harness/testkit";
-import { afterAll, describe, expect, it } from "vitest";
+import { chapterTextSuite, codeFences, runSamplesInOrder } from "@harness/testkit";
+import { describe, expect, it } from "vitest";
 
 const CHAPTER = join(REPO_ROOT, "s12-subagents");
 const READMES = ["README.md", "README.zh.md"] as const;
@@ -75,11 +66,6 @@ describe("the sample runs in README.md", () => {
   const samples = [...text.matchAll(/^```sh\n([^\n]*pnpm s\d\d [^\n]*)\n```\n\n```text\n([\s\S]*?)^```$/gm)].map(
     ([, command, output]) => ({ command, output }),
   );
-  const scripts = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).scripts as Record<string, string>;
-  const made: string[] = [];
-  afterAll(() => {
-    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
 
   it("has a setup block, the delegated search, then the same with one turn for the child", () => {
     expect(setup).not.toBe("");
@@ -90,40 +76,10 @@ describe("the sample runs in README.md", () => {
   });
 
   it("shows what each sample prints, run in order in one project and one home", { timeout: 120_000 }, () => {
-    const dir = mkdtempSync("/tmp/s12-");
-    const home = mkdtempSync(join(tmpdir(), "s12-home-"));
-    made.push(dir, home);
-    expect(dir.length).toBe(SAMPLE_DIR.length);
-    const ready = spawnSync("sh", ["-c", setup.replaceAll(SAMPLE_DIR, dir)], { encoding: "utf8" });
-    expect(ready.status, ready.stderr).toBe(0);
-    const env = Object.fromEntries(
-      Object.entries(process.env).filter(
-        ([key]) => !/^(ANTHROPIC_|OPENAI_|HARNESS_|MODEL_ID$|INIT_CWD$|DEBUG$)/.test(key),
-      ),
-    );
-    const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
-    const ids = new Map<string, string>(); // a real session id → the one the text shows
-    const shownIds = [...new Set(samples.flatMap((s) => s.output.match(UUID) ?? []))];
-    for (const { command, output } of samples) {
-      const script = /pnpm (s\d\d)/.exec(command)?.[0] ?? "";
-      const ran = spawnSync(
-        "sh",
-        ["-c", command.replaceAll(SAMPLE_DIR, dir).replace(script, scripts[script.slice(5)])],
-        { cwd: REPO_ROOT, encoding: "utf8", env: { ...env, NO_COLOR: "1", HARNESS_HOME: home } },
-      );
-      for (const id of new Set(ran.stdout.match(UUID) ?? [])) if (!ids.has(id)) ids.set(id, shownIds[ids.size] ?? id);
-      let real = ran.stdout.replaceAll(
-        join(home, "projects", projectSlug(dir)),
-        `~/.harness/projects/${projectSlug(SAMPLE_DIR)}`,
-      );
-      for (const [id, shown] of ids) real = real.replaceAll(id, shown);
-      const lines = (s: string) =>
-        s
-          .replaceAll(dir, SAMPLE_DIR)
-          .split("\n")
-          .map((line) => line.trimEnd());
-      expect(lines(real), command).toEqual(lines(output));
-      expect(ran.status, command).toBe(0);
+    const runs = runSamplesInOrder({ samples, sampleDir: SAMPLE_DIR, setup, repoRoot: REPO_ROOT, projectSlug });
+    for (const run of runs) {
+      expect(run.printed, run.command).toEqual(run.shown);
+      expect(run.status, `${run.command}\n${run.stderr}`).toBe(0);
     }
   });
 });

@@ -8,3 +8,4 @@ export * from "./find-browser.ts";
 export * from "./read-chapter-cli.ts";
 export * from "./recorded-fixtures.ts";
 export * from "./run-in-process.ts";
+export * from "./samples-in-order.ts";
