@@ -82,7 +82,7 @@ function madeUpChapters(): Chapter[] {
 
 const LOOP = ["export async function agentLoop() {", "  for (;;) {", "    const turn = await send();", "  }", "}"];
 
-/** The English text, with a reading line given or left as a placeholder. */
+/** The English text of a made-up chapter, with the reading line each test gives it (an empty string for none). */
 function english(reading: string): string {
   return [
     "# s02: Made up",
