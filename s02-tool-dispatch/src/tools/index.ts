@@ -6,6 +6,14 @@ import { grepTool } from "./grep.ts";
 import { readFileTool } from "./read-file.ts";
 import { writeFileTool } from "./write-file.ts";
 
+export {
+  checkInput,
+  type FromSchema,
+  type ObjectSchema,
+  type PropertySchema,
+  type PropertyValue,
+  type RequiredKeys,
+} from "./check-input.ts";
 export { compilePattern, type LineMatcher, type Search, type SearchOptions, searchFiles } from "./grep.ts";
 export { type Resolved, resolveInWorkdir } from "./resolve-in-workdir.ts";
 export { bashTool, editFileTool, globTool, grepTool, readFileTool, writeFileTool };
