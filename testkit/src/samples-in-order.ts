@@ -17,10 +17,11 @@ import { join } from "node:path";
 export interface SamplesInOrder {
   /**
    * The samples: a shell block (a `pnpm sNN ...` command, a reset line) and the output the text
-   * shows for it ("" for none). One the reader leaves running while the next runs "from a second
-   * terminal" is `background`: the next starts once it has printed its output.
+   * shows for it ("" for none), and the stderr where the text shows it too (its session ids count).
+   * One the reader leaves running while the next runs "from a second terminal" is `background`: the
+   * next starts once it has printed its output and runs a command in the sample directory.
    */
-  samples: readonly { command: string; output: string; background?: boolean }[];
+  samples: readonly { command: string; output: string; stderr?: string; background?: boolean }[];
   /** The sample directory the text names (`/tmp/s11-sample`). */
   sampleDir: string;
   /** The text's setup block, run once by `sh` with the directory replaced. */
@@ -104,7 +105,7 @@ export function runSamplesInOrder(options: SamplesInOrder): SampleRun[] {
         for (const [id, shown] of ids) if (shown.startsWith(word)) return id.slice(0, word.length);
         return word;
       });
-    return options.samples.map(({ command, output, background }) => {
+    return options.samples.map(({ command, output, stderr, background }) => {
       const script = realIds(command)
         .replaceAll(shownHere, here)
         .replaceAll("~/.harness", home)
@@ -120,15 +121,16 @@ export function runSamplesInOrder(options: SamplesInOrder): SampleRun[] {
             script,
             output,
             join(logs, String(leftRunning.length)),
+            dir,
             how,
             (printed) => lines(normalised(printed)).join("\n"),
             leftRunning,
           )
         : spawnSync("sh", ["-c", script], how);
       // the i-th session id a run prints is the i-th its text shows
-      const shownIds = [...new Set(output.match(UUID) ?? [])];
+      const shownIds = [...new Set(`${output}${stderr ?? ""}`.match(UUID) ?? [])];
       [...new Set(`${ran.stdout}${ran.stderr}`.match(UUID) ?? [])].forEach((id, i) => {
-        if (!ids.has(id)) ids.set(id, shownIds[i] ?? id);
+        if (!ids.has(id) && shownIds[i] !== undefined) ids.set(id, shownIds[i]);
       });
       return {
         command,
@@ -152,13 +154,14 @@ export function runSamplesInOrder(options: SamplesInOrder): SampleRun[] {
 
 /**
  * Start `script` in the background, its output to files at `log`, and wait (at most a minute) until
- * what it printed, as `shown` makes it, starts with `output`; what it has printed by then, its
- * status null. Its pid goes on `pids`.
+ * what it printed, as `shown` makes it, starts with `output` and a command it started runs in `dir`;
+ * what it has printed by then, its status null. Its pid goes on `pids`.
  */
 function inBackground(
   script: string,
   output: string,
   log: string,
+  dir: string,
   options: { cwd: string; env: NodeJS.ProcessEnv },
   shown: (printed: string) => string,
   pids: number[],
@@ -170,7 +173,8 @@ function inBackground(
   pids.push(Number(started.stdout.trim()));
   const read = (file: string) => (existsSync(file) ? readFileSync(file, "utf8") : "");
   const pause = new Int32Array(new SharedArrayBuffer(4));
-  for (let waited = 0; waited < 60_000 && !shown(read(`${log}.out`)).startsWith(output); waited += 50) {
+  const ready = () => shown(read(`${log}.out`)).startsWith(output) && runningIn(dir).length > 0;
+  for (let waited = 0; waited < 60_000 && !ready(); waited += 50) {
     Atomics.wait(pause, 0, 0, 50);
   }
   return { stdout: read(`${log}.out`), stderr: read(`${log}.err`), status: null };
