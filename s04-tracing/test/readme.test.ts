@@ -24,7 +24,7 @@ import { describe, expect, it } from "vitest";
 import { chapter as s03Chapter } from "../../s03-streaming/src/main.ts";
 import { secretsOf } from "../src/flags.ts";
 import { projectSlug } from "../src/harness-data-dir.ts";
-import { chapter, } from "../src/main.ts";
+import { chapter } from "../src/main.ts";
 import { redactLine } from "../src/redact.ts";
 import { isValidTraceId, TRACE_FORMAT } from "../src/trace-record.ts";
 import { traceDir } from "../src/trace-writer.ts";
