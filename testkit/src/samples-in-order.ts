@@ -8,8 +8,8 @@
  * length, as the scripted model estimates tokens from a request's size and the system prompt names
  * the directory), the home, and session ids.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -74,7 +74,7 @@ export function runSamplesInOrder(options: SamplesInOrder): SampleRun[] {
   const dir = mkdtempSync(sampleDir.slice(0, -"XXXXXX".length)); // the same length as sampleDir
   const home = mkdtempSync(join(tmpdir(), "samples-home-"));
   const logs = mkdtempSync(join(tmpdir(), "samples-background-"));
-  const leftRunning: number[] = []; // the pids of samples run in the background
+  const leftRunning: number[] = []; // the process groups of samples run in the background
   try {
     if (dir.length !== sampleDir.length) throw new Error(`${sampleDir} must end in six characters mkdtemp replaces`);
     const ready = spawnSync("sh", ["-c", options.setup.replaceAll(sampleDir, dir)], { encoding: "utf8" });
@@ -153,9 +153,10 @@ export function runSamplesInOrder(options: SamplesInOrder): SampleRun[] {
 }
 
 /**
- * Start `script` in the background, its output to files at `log`, and wait (at most a minute) until
- * what it printed, as `shown` makes it, starts with `output` and a command it started runs in `dir`;
- * what it has printed by then, its status null. Its pid goes on `pids`.
+ * Start `script` in the background, in a process group of its own, its output to files at `log`,
+ * and wait (at most a minute) until what it printed, as `shown` makes it, starts with `output` and
+ * a command it started runs in `dir`; what it has printed by then, its status null. Its group goes
+ * on `groups` (as a negative pid, for `process.kill`).
  */
 function inBackground(
   script: string,
@@ -164,20 +165,19 @@ function inBackground(
   dir: string,
   options: { cwd: string; env: NodeJS.ProcessEnv },
   shown: (printed: string) => string,
-  pids: number[],
+  groups: number[],
 ): { stdout: string; stderr: string; status: null } {
-  const started = spawnSync("sh", ["-c", `${script} > ${log}.out 2> ${log}.err & echo $!`], {
-    ...options,
-    encoding: "utf8",
-  });
-  pids.push(Number(started.stdout.trim()));
-  const read = (file: string) => (existsSync(file) ? readFileSync(file, "utf8") : "");
+  const [out, err] = [openSync(`${log}.out`, "w"), openSync(`${log}.err`, "w")];
+  const child = spawn("sh", ["-c", script], { ...options, detached: true, stdio: ["ignore", out, err] });
+  for (const fd of [out, err]) closeSync(fd);
+  child.unref();
+  if (child.pid !== undefined) groups.push(-child.pid);
   const pause = new Int32Array(new SharedArrayBuffer(4));
-  const ready = () => shown(read(`${log}.out`)).startsWith(output) && runningIn(dir).length > 0;
+  const ready = () => shown(readFileSync(`${log}.out`, "utf8")).startsWith(output) && runningIn(dir).length > 0;
   for (let waited = 0; waited < 60_000 && !ready(); waited += 50) {
     Atomics.wait(pause, 0, 0, 50);
   }
-  return { stdout: read(`${log}.out`), stderr: read(`${log}.err`), status: null };
+  return { stdout: readFileSync(`${log}.out`, "utf8"), stderr: readFileSync(`${log}.err`, "utf8"), status: null };
 }
 
 /** The processes whose working directory is `dir` or below it (none where there is no /proc). */
