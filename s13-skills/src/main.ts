@@ -212,7 +212,7 @@ export const chapter: ChapterCli<CompactionStopReason> = {
           maxTurns,
           bashTimeoutMs,
           signal,
-          runCall: reminders.around(todoWriteUngated(skills.around(tasks.around(runCall)))), // todo_write, skill and task ask no permission
+          runCall: reminders.around(todoWriteUngated(tasks.around(skills.around(runCall)))), // todo_write, task and skill ask no permission; a child reads skills' folders too
           hooks,
           window,
           emit: listen,
