@@ -156,6 +156,7 @@ export const chapter: ChapterCli<CompactionStopReason> = {
       settings: started.settings, // the rules the gate reads: allowed-tools join them while a skill is active
       projectTrusted: started.trusted.includes("skills"),
     });
+    skills.restore(session.history); // a resumed session's skills in use, for compaction to restate
     const askPermission = askPermissionWith(ask, cwd, (line) => view.note(line));
     const { runCall, hooks } = hookSeams(started, { ask: askPermission, notice });
     const bashTimeoutMs = options.bashTimeoutSeconds * 1000;

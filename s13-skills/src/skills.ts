@@ -12,6 +12,7 @@
  * trust rule, kind `skills`); untrusted, it still loads, its instructions are only text.
  */
 import { isAbsolute, relative, resolve } from "node:path";
+import type { ContentBlockParam, MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { type CallRunner, dispatch, type Tool } from "@harness/s02-tool-dispatch";
 import { isRuleSyntaxError, type PermissionSettings, parseRule, type SourcedRule } from "@harness/s05-permissions";
 import type { ToolCall, ToolResult } from "@harness/shared";
@@ -19,6 +20,17 @@ import type { Skill } from "./discover-skills.ts";
 
 /** The skill tool's name, as the model calls it. */
 export const SKILL = "skill";
+
+/** The line a loaded skill's text opens with (`loadedText`). */
+const LOADED = /^Skill "([a-z0-9-]+)"\. Base directory for this skill: /m;
+
+/** The texts of a message's block: its text, or a tool result's. */
+function blockTexts(block: ContentBlockParam): string[] {
+  if (block.type === "text") return [block.text];
+  if (block.type !== "tool_result") return [];
+  if (typeof block.content === "string") return [block.content];
+  return (block.content ?? []).flatMap((part) => (part.type === "text" ? [part.text] : []));
+}
 
 /** The tools that only read: a path of theirs inside a skill's folder is read there. */
 const READS = ["read_file", "glob", "grep"];
@@ -110,6 +122,23 @@ export class Skills {
     this.inUse.set(skill.name, { skill, loaded });
     this.grant(skill);
     return { content: loaded, isError: false };
+  }
+
+  /**
+   * The skills a resumed session had loaded, found in its history (a skill call's result, or a
+   * `/NAME` prompt): in use again, for compaction to restate. Their allowed-tools stay off: a skill
+   * is active only in the run it was loaded in.
+   */
+  restore(history: readonly MessageParam[]): void {
+    for (const message of history) {
+      const blocks = typeof message.content === "string" ? [message.content] : message.content.flatMap(blockTexts);
+      for (const block of blocks) {
+        const start = block.search(LOADED);
+        const name = LOADED.exec(block)?.[1];
+        const skill = this.options.skills.find((one) => one.name === name);
+        if (start >= 0 && skill) this.inUse.set(skill.name, { skill, loaded: block.slice(start) });
+      }
+    }
   }
 
   /** The run is over: the active skills' allowed-tools leave the rules. */
