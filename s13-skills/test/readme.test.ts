@@ -60,7 +60,8 @@ describe("the chapter's loop", () => {
 describe("the sample runs in README.md", () => {
   const text = readme("README.md");
   const SAMPLE_DIR = "/tmp/s13-sample";
-  const setup = codeFences(text, "sh").find((block) => block.startsWith(`mkdir -p ${SAMPLE_DIR}/`)) ?? "";
+  const setup =
+    codeFences(text, "sh").find((block) => block.startsWith(`rm -rf ${SAMPLE_DIR} && mkdir -p ${SAMPLE_DIR}/`)) ?? "";
   const samples = [...text.matchAll(/^```sh\n([^\n]*pnpm s\d\d [^\n]*)\n```\n\n```text\n([\s\S]*?)^```$/gm)].map(
     ([, command, output]) => ({ command, output }),
   );
