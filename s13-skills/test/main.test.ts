@@ -123,6 +123,19 @@ describe("pnpm s13", () => {
     expect(skillDescription(sent(model)[0])).not.toContain("Broken");
   });
 
+  it("leaves out an allowed-tools rule s05 cannot read, in one line, and loads the skill", async () => {
+    const { model, env } = await serve([textReply("Hi.")]);
+    userSkills(env, {
+      "web-notes": skillFile("web-notes", "Reads pages.", "Fetch them.", "allowed-tools: WebFetch Bash(git log:*)\n"),
+    });
+    const { code, stderr } = await runHere(["--cwd", project(), "Hello"], env);
+    expect(code).toBe(0);
+    expect(stderr.match(/^s13: skills: .*$/gm)).toEqual([
+      "s13: skills: ~/.harness/skills/web-notes/SKILL.md: allowed-tools: not rules here, left out: WebFetch",
+    ]);
+    expect(skillDescription(sent(model)[0])).toContain("- web-notes: Reads pages.");
+  });
+
   it("lets the project's skill win a name clash, said once for the session", async () => {
     const { model, env } = await serve([textReply("One."), textReply("Two.")]);
     const cwd = project();
