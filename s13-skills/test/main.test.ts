@@ -335,7 +335,7 @@ describe("pnpm s13", () => {
 });
 
 describe("restateSkills", () => {
-  it("adds nothing when the history kept after the summary still holds the loaded text", () => {
+  it("adds nothing when what follows the summary still holds the loaded text (a result, or a /NAME prompt kept)", () => {
     const skills = {
       inUse: new Map([["a", { skill: { name: "a" }, loaded: 'Skill "a". Base directory for this skill: /x\n\nbody' }]]),
     };
@@ -347,6 +347,17 @@ describe("restateSkills", () => {
     ];
     restateSkills(skills as never)({ type: "context", change: { kind: "compacted" }, messages } as never);
     expect(messages[0].content).toHaveLength(1);
+    const prompt = [
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "summary" },
+          { type: "text", text: `/a\n\n${loaded}` },
+        ],
+      },
+    ];
+    restateSkills(skills as never)({ type: "context", change: { kind: "compacted" }, messages: prompt } as never);
+    expect(prompt[0].content).toHaveLength(2); // a /NAME prompt kept after the summary holds it
     const gone = [{ role: "user", content: [{ type: "text", text: "summary" }] }];
     restateSkills(skills as never)({ type: "context", change: { kind: "compacted" }, messages: gone } as never);
     expect(gone[0].content).toEqual([
