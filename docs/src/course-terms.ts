@@ -89,4 +89,5 @@ export const COURSE_TERMS: readonly CourseTerm[] = [
   { en: ["adapter"], zh: ["适配器"] },
   { en: ["cache read"], zh: ["缓存读取"] },
   { en: ["cache write"], zh: ["缓存写入"] },
+  { en: ["skill"], zh: ["技能"] },
 ];
