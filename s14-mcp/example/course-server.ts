@@ -38,7 +38,10 @@ server.registerTool(
   async ({ id }) => {
     const line = CHAPTERS[id.toLowerCase()];
     if (line) return { content: [{ type: "text", text: line }] };
-    return { content: [{ type: "text", text: `There is no chapter ${id}: the chapters are s01 to s14.` }], isError: true };
+    return {
+      content: [{ type: "text", text: `There is no chapter ${id}: the chapters are s01 to s14.` }],
+      isError: true,
+    };
   },
 );
 

@@ -93,7 +93,8 @@ export class McpServers {
         const server: Server = { config, state: { kind: "starting" }, tools: [], restarts: 0 };
         this.servers.set(config.name, server);
         await this.connect(server);
-        if (server.state.kind === "failed") this.options.say(`MCP server ${config.name} not started: ${server.state.why}`);
+        if (server.state.kind === "failed")
+          this.options.say(`MCP server ${config.name} not started: ${server.state.why}`);
       }),
     );
   }
@@ -213,7 +214,8 @@ export class McpServers {
       const result = (await client.callTool({ name: tool, arguments: args }, undefined, options)) as CallToolResult;
       return fromMcpResult(result);
     } catch (error) {
-      if (signal?.aborted) return codedError("interrupted", `the user interrupted ${name}; the server was told to cancel it.`);
+      if (signal?.aborted)
+        return codedError("interrupted", `the user interrupted ${name}; the server was told to cancel it.`);
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         return mcpError(
           "mcp_timeout",

@@ -4,11 +4,11 @@
  * than `TOOL_SEARCH_SHARE` of the window (Claude Code's tool search starts at the same tenth), they
  * are held back: the model gets `tool_search`, whose description names each held-back tool, and
  * each search loads the tools it finds into the map, sent from the next request on. A call to a
- * held-back tool by its name loads it too (`loadOnCall`). The description does not change as tools
+ * held-back tool by its name loads it too (`searchAround`). The description does not change as tools
  * load, so s10's cached prefix holds; the tools list grows, which s10 counts as a change there.
  * Left out: search by meaning (the match is by words in names and descriptions), unloading.
  */
-import { type CallRunner, defineTool, type Tool, type ToolMap, toApiTool } from "@harness/s02-tool-dispatch";
+import { type CallRunner, defineTool, dispatch, type Tool, type ToolMap, toApiTool } from "@harness/s02-tool-dispatch";
 import { toolOutput } from "@harness/shared";
 import { z } from "zod";
 
@@ -41,7 +41,9 @@ export interface OfferedTools {
 export function offerTools(tools: readonly Tool[], contextWindow: number): OfferedTools {
   const tokens = definitionTokens(tools);
   const limit = Math.floor(contextWindow * TOOL_SEARCH_SHARE);
-  return tokens > limit ? { sent: [], deferred: [...tools], tokens, limit } : { sent: [...tools], deferred: [], tokens, limit };
+  return tokens > limit
+    ? { sent: [], deferred: [...tools], tokens, limit }
+    : { sent: [...tools], deferred: [], tokens, limit };
 }
 
 /**
@@ -60,28 +62,47 @@ export function toolSearch(deferred: readonly Tool[], map: Map<string, Tool>): T
     ].join("\n"),
     schema: z.object({
       query: z.string().min(1).describe('words to find tools by, or "select:NAME,NAME"'),
-      max_results: z.number().int().min(1).max(20).optional().describe(`at most this many (default ${DEFAULT_SEARCH_RESULTS})`),
+      max_results: z
+        .number()
+        .int()
+        .min(1)
+        .max(20)
+        .optional()
+        .describe(`at most this many (default ${DEFAULT_SEARCH_RESULTS})`),
     }),
     concurrencySafe: false, // it changes the tool map
     async run({ query, max_results }) {
       const found = query.startsWith("select:")
-        ? deferred.filter((tool) => query.slice(7).split(",").map((s) => s.trim()).includes(tool.name))
+        ? deferred.filter((tool) =>
+            query
+              .slice(7)
+              .split(",")
+              .map((s) => s.trim())
+              .includes(tool.name),
+          )
         : rank(deferred, query).slice(0, max_results ?? DEFAULT_SEARCH_RESULTS);
       if (found.length === 0) return toolOutput(`No tool matches "${query}". Tools you can load: ${names.join(", ")}`);
       for (const tool of found) map.set(tool.name, tool);
       const shown = found.map((tool) => JSON.stringify(toApiTool(tool)));
-      return toolOutput(`Loaded ${found.length} tool${found.length === 1 ? "" : "s"}; call them from your next turn:\n${shown.join("\n")}`);
+      return toolOutput(
+        `Loaded ${found.length} tool${found.length === 1 ? "" : "s"}; call them from your next turn:\n${shown.join("\n")}`,
+      );
     },
   });
 }
 
 /** `deferred` that match a word of `query`, the most matching words first (names count twice). */
 function rank(deferred: readonly Tool[], query: string): Tool[] {
-  const words = query.toLowerCase().split(/[^a-z0-9]+/).filter((word) => word.length > 1);
+  const words = query
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word.length > 1);
   const score = (tool: Tool) =>
     words.reduce(
       (sum, word) =>
-        sum + (tool.name.toLowerCase().includes(word) ? 2 : 0) + (tool.description.toLowerCase().includes(word) ? 1 : 0),
+        sum +
+        (tool.name.toLowerCase().includes(word) ? 2 : 0) +
+        (tool.description.toLowerCase().includes(word) ? 1 : 0),
       0,
     );
   return deferred
@@ -91,10 +112,15 @@ function rank(deferred: readonly Tool[], query: string): Tool[] {
     .map((entry) => entry.tool);
 }
 
-/** A runner that loads a held-back tool called by its name into `map` before it runs. */
-export function loadOnCall(deferred: readonly Tool[], map: Map<string, Tool>, runCall: CallRunner): CallRunner {
+/**
+ * The runner around `runCall`: `tool_search` runs at once (it only loads definitions, as todo_write
+ * only writes a list: no permission to ask); a held-back tool called by its name is loaded into
+ * `map` first, then goes through `runCall` (the rules and hooks) as every tool does.
+ */
+export function searchAround(deferred: readonly Tool[], map: Map<string, Tool>, runCall: CallRunner): CallRunner {
   const byName = new Map(deferred.map((tool) => [tool.name, tool]));
   return (tools: ToolMap, call, context) => {
+    if (call.name === TOOL_SEARCH && map.has(TOOL_SEARCH)) return dispatch(tools, call, context);
     const held = byName.get(call.name);
     if (held && !map.has(call.name)) map.set(call.name, held);
     return runCall(tools, call, context);

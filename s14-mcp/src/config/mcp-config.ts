@@ -105,7 +105,8 @@ function readServer(name: string, raw: unknown): StdioServerConfig | HttpServerC
     if (!http.success) return issues(http.error);
     return { type: "http", url: http.data.url, headers: http.data.headers ?? {} };
   }
-  if (type !== undefined && type !== "stdio") return `type ${JSON.stringify(type)} is not one this harness speaks (stdio, http)`;
+  if (type !== undefined && type !== "stdio")
+    return `type ${JSON.stringify(type)} is not one this harness speaks (stdio, http)`;
   const stdio = stdioShape.safeParse(raw);
   if (!stdio.success) return issues(stdio.error);
   return { type: "stdio", command: stdio.data.command, args: stdio.data.args ?? [], env: stdio.data.env ?? {} };

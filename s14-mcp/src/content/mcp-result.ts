@@ -42,8 +42,10 @@ export function fromMcpResult(result: CallToolResult, maxBytes = DEFAULT_MAX_OUT
     text.write(Buffer.from(text.totalBytes > 0 ? `\n${line}` : line));
   };
   const image = (data: string, mimeType: string, what: string) => {
-    if (!IMAGE_TYPES.includes(mimeType as ImageType)) return say(`[${what}: ${mimeType}, ${data.length} bytes of base64, not shown]`);
-    if (imageBytes + data.length > MAX_IMAGE_BYTES) return say(`[${what}: ${mimeType}, cut: over ${MAX_IMAGE_BYTES} bytes of images]`);
+    if (!IMAGE_TYPES.includes(mimeType as ImageType))
+      return say(`[${what}: ${mimeType}, ${data.length} bytes of base64, not shown]`);
+    if (imageBytes + data.length > MAX_IMAGE_BYTES)
+      return say(`[${what}: ${mimeType}, cut: over ${MAX_IMAGE_BYTES} bytes of images]`);
     imageBytes += data.length;
     say(`[${what}: ${mimeType}, ${data.length} bytes of base64]`);
     images.push({ type: "image", source: { type: "base64", media_type: mimeType as ImageType, data } });

@@ -12,10 +12,10 @@
  * ends the server before `initialize`: anthropics/claude-code#30147).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { BoundedOutput } from "@harness/shared";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { BoundedOutput } from "@harness/shared";
 
 /** Process groups of servers running now. */
 const running = new Set<number>();
