@@ -43,7 +43,13 @@ function servers(options: { startTimeoutMs?: number; toolTimeoutMs?: number } = 
 
 const call = (found: McpServers, name: string, input: Record<string, unknown> = {}, signal?: AbortSignal) => {
   const tool = found.tools().find((t) => t.name === name);
-  if (!tool) throw new Error(`no tool ${name}: ${found.tools().map((t) => t.name).join(", ")}`);
+  if (!tool)
+    throw new Error(
+      `no tool ${name}: ${found
+        .tools()
+        .map((t) => t.name)
+        .join(", ")}`,
+    );
   return tool.run(input, { cwd: ".", signal }) as Promise<RichToolResult>;
 };
 
@@ -65,7 +71,10 @@ describe("McpServers", () => {
     const { servers: found } = servers();
     await found.start([config("test", testServer())]);
     expect(await call(found, "mcp__test__echo", { text: "hello" })).toEqual({ content: "echo: hello", isError: false });
-    expect(await call(found, "mcp__test__fail")).toEqual({ content: "the thing you asked for is broken", isError: true });
+    expect(await call(found, "mcp__test__fail")).toEqual({
+      content: "the thing you asked for is broken",
+      isError: true,
+    });
   });
 
   it("maps an image to an image block and an embedded resource to text headed by its URI", async () => {
@@ -125,7 +134,10 @@ describe("McpServers", () => {
     const { servers: found, said } = servers();
     await found.start([
       config("missing", { command: "no-such-command-s14", args: [] }),
-      config("dies", { command: process.execPath, args: ["-e", 'console.error("no database at /x"); process.exit(1)'] }),
+      config("dies", {
+        command: process.execPath,
+        args: ["-e", 'console.error("no database at /x"); process.exit(1)'],
+      }),
     ]);
     expect(said.sort()).toEqual([
       "MCP server dies not started: it exited before it answered (its stderr: no database at /x)",
@@ -138,7 +150,11 @@ describe("McpServers", () => {
     const pidFile = join(scratch(), "pids");
     // a shell that starts the server as its child: the SDK's transport would kill only the shell
     const { command, args } = testServer({ PID_FILE: pidFile });
-    const wrapped = { command: "sh", args: ["-c", `${[command, ...args].map((a) => `'${a}'`).join(" ")}; sleep 60`], env: { PID_FILE: pidFile } };
+    const wrapped = {
+      command: "sh",
+      args: ["-c", `${[command, ...args].map((a) => `'${a}'`).join(" ")}; sleep 60`],
+      env: { PID_FILE: pidFile },
+    };
     const { servers: found } = servers();
     await found.start([config("wrapped", wrapped)]);
     const [pid] = pidsIn(pidFile);
@@ -183,4 +199,3 @@ describe("mcpToolName", () => {
     expect(mcpToolName("s", "x".repeat(100))).toHaveLength(64);
   });
 });
-

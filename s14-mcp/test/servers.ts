@@ -19,7 +19,11 @@ export const TEST_SERVER = join(import.meta.dirname, "fixtures", "test-server.ts
 const tsx = createRequire(import.meta.url).resolve("tsx");
 
 /** `.mcp.json`'s entry for the test server over stdio. */
-export function testServer(env: Record<string, string> = {}): { command: string; args: string[]; env: Record<string, string> } {
+export function testServer(env: Record<string, string> = {}): {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+} {
   return { command: process.execPath, args: ["--import", tsx, TEST_SERVER], env };
 }
 
@@ -37,8 +41,19 @@ export function referenceServer(name: "everything" | "filesystem", ...args: stri
 }
 
 /** A server configuration for `McpServers` directly. */
-export function config(name: string, entry: { command: string; args: string[]; env?: Record<string, string> }): ServerConfig {
-  return { type: "stdio", name, command: entry.command, args: entry.args, env: entry.env ?? {}, file: "test", source: "user" };
+export function config(
+  name: string,
+  entry: { command: string; args: string[]; env?: Record<string, string> },
+): ServerConfig {
+  return {
+    type: "stdio",
+    name,
+    command: entry.command,
+    args: entry.args,
+    env: entry.env ?? {},
+    file: "test",
+    source: "user",
+  };
 }
 
 const started: ChildProcess[] = [];
