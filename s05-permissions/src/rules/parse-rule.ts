@@ -63,12 +63,12 @@ const COURSE_NAMES: Record<string, RuleToolName> = {
  */
 export function parseRule(text: string): PermissionRule | RuleSyntaxError {
   const trimmed = text.trim();
+  if (trimmed.startsWith(MCP_PREFIX)) return mcpRule(trimmed);
   const shape = SHAPE.exec(trimmed);
   if (!shape) {
     return { error: "expected a tool name, optionally with a specifier in parentheses, e.g. Bash(git diff:*)" };
   }
   const [, tool, inner] = shape;
-  if (tool.startsWith(MCP_PREFIX)) return mcpRule(trimmed, inner);
   if (!isRuleToolName(tool)) {
     const hint = COURSE_NAMES[tool] ? ` (rules use Claude Code's names: write ${COURSE_NAMES[tool]}, not ${tool})` : "";
     return { error: `unknown tool ${tool}: rules name Bash, Read, Edit, Write, Glob or Grep${hint}` };
@@ -131,8 +131,10 @@ function pathRule(text: string, tool: RuleToolName, body: string): PermissionRul
 export const MCP_PREFIX = "mcp__";
 
 /** `mcp__SERVER`, `mcp__SERVER__*` or `mcp__SERVER__TOOL`, in Claude Code's form: no parentheses. */
-function mcpRule(text: string, inner: string | undefined): PermissionRule | RuleSyntaxError {
-  if (inner !== undefined) return { error: "an MCP rule takes no parentheses: mcp__SERVER or mcp__SERVER__TOOL" };
+function mcpRule(text: string): PermissionRule | RuleSyntaxError {
+  if (!/^[A-Za-z0-9_*-]+$/.test(text)) {
+    return { error: "an MCP rule is mcp__SERVER or mcp__SERVER__TOOL: letters, digits, - and _, no parentheses" };
+  }
   const name = text.slice(MCP_PREFIX.length);
   const cut = name.indexOf("__");
   const server = cut === -1 ? name : name.slice(0, cut);
