@@ -276,6 +276,13 @@ function describeFailure(error: unknown, transport: Transport): string {
 
 function lastLine(transport?: Transport): string {
   if (!(transport instanceof GroupStdioTransport)) return "";
-  const line = transport.stderr.text().trim().split("\n").at(-1)?.trim();
+  // the line that says what went wrong: the last that names an error, else the last (Node's stack ends with its version)
+  const lines = transport.stderr
+    .text()
+    .trim()
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const line = lines.findLast((l) => /error/i.test(l)) ?? lines.at(-1);
   return line ? ` (its stderr: ${line.slice(0, 200)})` : "";
 }
