@@ -2,12 +2,12 @@
  * s14's option and variables, and what they build: `--mcp-config FILE` (servers from a file you
  * name, more than once if you like), `MCP_TIMEOUT` and `MCP_TOOL_TIMEOUT` (milliseconds, Claude
  * Code's names); the servers read and split by whose they are (`readServers`), the project's
- * trusted or not in the one trust question; and `/mcp`, which lists them in the REPL.
+ * trusted or not in the one trust question.
  */
-import type { CliOptions, ExtraOption, ReplCommand } from "@harness/cli";
+import type { CliOptions, ExtraOption } from "@harness/cli";
 import { approveServers, readLocalApproval, type ServerApproval } from "./config/approve-servers.ts";
 import { readServerConfigs } from "./config/mcp-config.ts";
-import { DEFAULT_MCP_TIMEOUT_MS, DEFAULT_MCP_TOOL_TIMEOUT_MS, type McpServers } from "./mcp-servers.ts";
+import { DEFAULT_MCP_TIMEOUT_MS, DEFAULT_MCP_TOOL_TIMEOUT_MS } from "./mcp-servers.ts";
 import { TOOL_SEARCH_SHARE } from "./tool-search.ts";
 
 /** `--mcp-config FILE`: your servers, in `.mcp.json`'s shape. */
@@ -59,27 +59,4 @@ export function readServers({ cwd, extra }: CliOptions, say: (line: string) => v
     say(`.harness/settings.local.json approves no MCP server: it is ${local.ignored}, so the project's`);
   }
   return approval;
-}
-
-/** `/mcp`: each server, its state, and its tools. */
-export function mcpCommand(servers: McpServers, print: (line: string) => void): ReplCommand {
-  return {
-    name: "mcp",
-    help: "/mcp                     list the MCP servers, their state and their tools",
-    async run() {
-      const list = servers.list();
-      if (list.length === 0) print("no MCP server in this session (.mcp.json, --mcp-config FILE)");
-      for (const server of list) {
-        const { state } = server;
-        const how =
-          state.kind === "connected"
-            ? `connected in ${state.startMs} ms`
-            : state.kind === "failed"
-              ? `failed: ${state.why}`
-              : state.kind;
-        print(`${server.name}  ${how}  (${server.reached})`);
-        if (server.tools.length > 0) print(`  ${server.tools.join(", ")}`);
-      }
-    },
-  };
 }

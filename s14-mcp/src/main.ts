@@ -70,8 +70,9 @@ import { demoBrain, ScriptedModel } from "@harness/scripted-model";
 import { type Emit, fanOut } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
 import { serversToStart, shippedServers } from "./config/approve-servers.ts";
-import { MCP_ENVIRONMENT, MCP_FLAGS, mcpCommand, readMcpTimeouts, readServers } from "./flags.ts";
+import { MCP_ENVIRONMENT, MCP_FLAGS, readMcpTimeouts, readServers } from "./flags.ts";
 import { McpServers } from "./mcp-servers.ts";
+import { mcpCommand } from "./repl/mcp-command.ts";
 import { offerTools, searchAround, TOOL_SEARCH, TOOL_SEARCH_SHARE, toolSearch } from "./tool-search.ts";
 import { killServerGroups } from "./transport/group-stdio-transport.ts";
 

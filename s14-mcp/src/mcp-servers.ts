@@ -16,14 +16,14 @@
  */
 import type { Tool } from "@harness/s02-tool-dispatch";
 import { codedError } from "@harness/s02-tool-dispatch";
-import { type ToolResult, toolError } from "@harness/shared";
+import type { ToolResult } from "@harness/shared";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { DEFAULT_INHERITED_ENV_VARS } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type CallToolResult, ErrorCode, McpError, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { describeServer, expandServer, type ServerConfig } from "./config/mcp-config.ts";
-import { fromMcpResult } from "./content/mcp-result.ts";
+import { fromMcpResult, mcpError } from "./content/mcp-result.ts";
 import { GroupStdioTransport } from "./transport/group-stdio-transport.ts";
 
 /** Milliseconds a server has to start and list its tools, unless `MCP_TIMEOUT` says (Claude Code's variable). */
@@ -255,14 +255,6 @@ export class McpServers {
   }
 }
 
-/** An MCP failure as a coded result: `Error [mcp_timeout]: ...`. */
-export function mcpError(
-  code: "mcp_timeout" | "mcp_crashed" | "mcp_server_down" | "mcp_error",
-  message: string,
-): ToolResult {
-  return toolError(`Error [${code}]: ${message}`);
-}
-
 function isClosed(error: unknown): boolean {
   return error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
 }
@@ -275,14 +267,6 @@ function describeFailure(error: unknown, transport: Transport): string {
 }
 
 function lastLine(transport?: Transport): string {
-  if (!(transport instanceof GroupStdioTransport)) return "";
-  // the line that says what went wrong: the last that names an error, else the last (Node's stack ends with its version)
-  const lines = transport.stderr
-    .text()
-    .trim()
-    .split("\n")
-    .map((l) => l.trim())
-    .filter(Boolean);
-  const line = lines.findLast((l) => /error/i.test(l)) ?? lines.at(-1);
-  return line ? ` (its stderr: ${line.slice(0, 200)})` : "";
+  const line = transport instanceof GroupStdioTransport ? transport.lastErrorLine() : undefined;
+  return line ? ` (its stderr: ${line})` : "";
 }

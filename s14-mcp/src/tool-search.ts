@@ -41,9 +41,8 @@ export interface OfferedTools {
 export function offerTools(tools: readonly Tool[], contextWindow: number): OfferedTools {
   const tokens = definitionTokens(tools);
   const limit = Math.floor(contextWindow * TOOL_SEARCH_SHARE);
-  return tokens > limit
-    ? { sent: [], deferred: [...tools], tokens, limit }
-    : { sent: [...tools], deferred: [], tokens, limit };
+  if (tokens <= limit) return { sent: [...tools], deferred: [], tokens, limit };
+  return { sent: [], deferred: [...tools], tokens, limit }; // too many: all held back, found by search
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   type ToolCall,
   type ToolResult,
   toResultBlock as textResultBlock,
+  toolError,
 } from "@harness/shared";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
@@ -88,4 +89,12 @@ export function toResultBlock(call: ToolCall, result: ToolResult): ToolResultBlo
   if (!images?.length) return textResultBlock(call, result);
   const text: TextBlockParam = { type: "text", text: result.content };
   return { type: "tool_result", tool_use_id: call.id, content: [text, ...images], is_error: result.isError };
+}
+
+/** An MCP failure as a coded result: `Error [mcp_timeout]: ...`. */
+export function mcpError(
+  code: "mcp_timeout" | "mcp_crashed" | "mcp_server_down" | "mcp_error",
+  message: string,
+): ToolResult {
+  return toolError(`Error [${code}]: ${message}`);
 }

@@ -56,6 +56,16 @@ export class GroupStdioTransport implements Transport {
     return this.child?.pid;
   }
 
+  /** The line of its stderr that says what went wrong: the last naming an error, else the last. */
+  lastErrorLine(): string | undefined {
+    const lines = this.stderr
+      .text()
+      .split("\n")
+      .map((line) => line.trim())
+      .filter(Boolean);
+    return (lines.findLast((line) => /error/i.test(line)) ?? lines.at(-1))?.slice(0, 200);
+  }
+
   /** Start the process. Contract: rejects when it cannot be started (no such command). */
   start(): Promise<void> {
     const { command, args, env, cwd } = this.options;
