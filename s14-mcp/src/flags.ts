@@ -16,7 +16,7 @@ export const MCP_FLAGS: readonly ExtraOption[] = [
     name: "mcp-config",
     type: "string",
     multiple: true,
-    help: "--mcp-config FILE   MCP servers from FILE (.mcp.json's shape), yours: started without a question",
+    help: "--mcp-config FILE   MCP servers from FILE (.mcp.json's shape), yours: started without a question (repeatable)",
   },
 ];
 

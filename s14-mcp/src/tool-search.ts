@@ -90,6 +90,9 @@ export function toolSearch(deferred: readonly Tool[], map: Map<string, Tool>): T
   });
 }
 
+/** Words that would match nearly every description. */
+const COMMON = new Set(["the", "an", "and", "or", "to", "of", "for", "in", "on", "with", "it", "is", "use", "tool"]);
+
 /** `deferred` that match a word of `query`, the most matching words first (names count twice). */
 function rank(deferred: readonly Tool[], query: string): Tool[] {
   const words = query
