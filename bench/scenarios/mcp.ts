@@ -91,7 +91,7 @@ export async function mcp(o: McpOptions): Promise<Section> {
         await startTime(waiting, false, dir),
       ];
       if (rep < 0) continue;
-      [one, atOnce, inTurn, slowOne, slowAtOnce].forEach((list, i) => list.push(times[i]));
+      for (const [i, list] of [one, atOnce, inTurn, slowOne, slowAtOnce].entries()) list.push(times[i]);
     }
     // a call: s02's read_file against the server's read_text_file, on the same file
     const servers = new McpServers({ cwd: dir, env: process.env, say: (line) => problems.push(line) });

@@ -98,7 +98,7 @@ function rank(deferred: readonly Tool[], query: string): Tool[] {
   const words = query
     .toLowerCase()
     .split(/[^a-z0-9]+/)
-    .filter((word) => word.length > 1);
+    .filter((word) => word.length > 1 && !COMMON.has(word));
   const score = (tool: Tool) =>
     words.reduce(
       (sum, word) =>

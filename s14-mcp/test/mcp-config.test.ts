@@ -64,18 +64,21 @@ describe("readServerConfigs", () => {
   });
 });
 
+/** `${inner}`, as a file writes a variable (built, so no string looks like a template by mistake). */
+const ref = (inner: string) => `$\{${inner}}`;
+
 describe("expandVariables", () => {
-  it("reads ${VAR} and ${VAR:-default}, and leaves a variable that is not set as written", () => {
+  it("reads a variable and one with a default, and leaves a variable that is not set as written", () => {
     const env = { TOKEN: "t0k", EMPTY: "" };
-    expect(expandVariables("Bearer ${TOKEN}", env)).toBe("Bearer t0k");
-    expect(expandVariables("${EMPTY:-fallback} ${NOPE:-x}", env)).toBe("fallback x");
-    expect(expandVariables("${NOPE}", env)).toBe("${NOPE}");
+    expect(expandVariables(`Bearer ${ref("TOKEN")}`, env)).toBe("Bearer t0k");
+    expect(expandVariables(`${ref("EMPTY:-fallback")} ${ref("NOPE:-x")}`, env)).toBe("fallback x");
+    expect(expandVariables(ref("NOPE"), env)).toBe(ref("NOPE"));
     const server = expandServer(
       {
         type: "http",
         name: "w",
-        url: "http://${HOST:-127.0.0.1}/mcp",
-        headers: { Authorization: "Bearer ${TOKEN}" },
+        url: `http://${ref("HOST:-127.0.0.1")}/mcp`,
+        headers: { Authorization: `Bearer ${ref("TOKEN")}` },
         file: "f",
         source: "user",
       },
