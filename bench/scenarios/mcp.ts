@@ -36,7 +36,16 @@ function filesystem(repoRoot: string, name: string, dir: string): ServerConfig {
     "dist",
     "index.js",
   );
-  return { type: "stdio", name, command: process.execPath, args: [entry, dir], env: {}, file: "bench", source: "user" };
+  return {
+    type: "stdio",
+    name,
+    command: process.execPath,
+    args: [entry, dir],
+    env: {},
+    file: "bench",
+    dir: repoRoot,
+    source: "user",
+  };
 }
 
 /** Milliseconds the slow server waits before it is ready. */
@@ -54,14 +63,15 @@ function slow(repoRoot: string, name: string): ServerConfig {
     args: [entry, sdk, String(READY_MS)],
     env: {},
     file: "bench",
+    dir: repoRoot,
     source: "user",
   };
 }
 
 /** Start `configs` (at once, or one after the other); the wall time in ms. */
-async function startTime(configs: ServerConfig[], oneByOne: boolean, cwd: string): Promise<number> {
+async function startTime(configs: ServerConfig[], oneByOne: boolean): Promise<number> {
   const problems: string[] = [];
-  const servers = new McpServers({ cwd, env: process.env, say: (line) => problems.push(line) });
+  const servers = new McpServers({ env: process.env, say: (line) => problems.push(line) });
   const started = performance.now();
   try {
     if (oneByOne) for (const config of configs) await servers.start([config]);
@@ -84,17 +94,17 @@ export async function mcp(o: McpOptions): Promise<Section> {
     const [one, atOnce, inTurn, slowOne, slowAtOnce] = [[], [], [], [], []] as number[][];
     for (let rep = -o.warmup; rep < o.reps; rep++) {
       const times = [
-        await startTime(five.slice(0, 1), false, dir),
-        await startTime(five, false, dir),
-        await startTime(five, true, dir),
-        await startTime(waiting.slice(0, 1), false, dir),
-        await startTime(waiting, false, dir),
+        await startTime(five.slice(0, 1), false),
+        await startTime(five, false),
+        await startTime(five, true),
+        await startTime(waiting.slice(0, 1), false),
+        await startTime(waiting, false),
       ];
       if (rep < 0) continue;
       for (const [i, list] of [one, atOnce, inTurn, slowOne, slowAtOnce].entries()) list.push(times[i]);
     }
     // a call: s02's read_file against the server's read_text_file, on the same file
-    const servers = new McpServers({ cwd: dir, env: process.env, say: (line) => problems.push(line) });
+    const servers = new McpServers({ env: process.env, say: (line) => problems.push(line) });
     const builtIn: number[] = [];
     const overMcp: number[] = [];
     try {

@@ -49,9 +49,13 @@ export function readMcpTimeouts(env: NodeJS.ProcessEnv): { startTimeoutMs: numbe
  * file or server that is not one is said in a line, and so is a settings.local.json that came with
  * the project (it approves nothing).
  */
-export function readServers({ cwd, extra }: CliOptions, say: (line: string) => void): ServerApproval {
+export function readServers(
+  { cwd, extra }: CliOptions,
+  env: NodeJS.ProcessEnv,
+  say: (line: string) => void,
+): ServerApproval {
   const files = (extra["mcp-config"] as string[] | undefined) ?? [];
-  const read = readServerConfigs(cwd, files);
+  const read = readServerConfigs(cwd, files, env.INIT_CWD || process.cwd()); // a path as typed, from where it was typed
   read.problems.forEach(say);
   const local = readLocalApproval(cwd);
   const approval = approveServers(read.servers, local);

@@ -156,7 +156,7 @@ export const chapter: ChapterCli<CompactionStopReason> = {
     // the skills: found once; the project's allowed-tools apply once trusted, in the same question
     const found = readSkills(options, say);
     // the MCP servers: yours start; the project's once trusted (or approved by your settings.local.json)
-    const servers = readServers(options, say);
+    const servers = readServers(options, io.env, say);
     // the hooks: loaded (SubagentStop too), trusted or not, SessionStart told whether the session was resumed
     const notice = (text: string) => emit({ type: "notice", from: "hook", text });
     const started = await startHooks({
@@ -169,7 +169,7 @@ export const chapter: ChapterCli<CompactionStopReason> = {
       also: [shippedAgents(agents), shippedSkills(found), shippedServers(servers.pending)],
     });
     // every server at once, each within MCP_TIMEOUT; one that does not start is a line, and left out
-    const mcp = new McpServers({ cwd, env: io.env, ...timeouts, say });
+    const mcp = new McpServers({ env: io.env, ...timeouts, say });
     await mcp.start(serversToStart(servers, started.trusted));
     const skills = new Skills({
       skills: found.skills,

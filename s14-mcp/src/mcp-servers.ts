@@ -44,8 +44,6 @@ export type ServerState =
 
 /** How the servers start and are called. */
 export interface McpServersOptions {
-  /** The project's directory: each stdio server starts there. */
-  cwd: string;
   /** The harness's environment: `${VAR}` in the files is read from it, and a server's few variables. */
   env: NodeJS.ProcessEnv;
   startTimeoutMs?: number;
@@ -169,7 +167,7 @@ export class McpServers {
       command: config.command,
       args: config.args,
       env: { ...inherited, ...config.env },
-      cwd: this.options.cwd,
+      cwd: config.dir, // the folder of the file that named it
     });
   }
 

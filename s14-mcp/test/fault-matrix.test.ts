@@ -22,7 +22,7 @@ import { McpServers } from "../src/mcp-servers.ts";
 import { searchAround, TOOL_SEARCH, toolSearch } from "../src/tool-search.ts";
 import { config, testServer } from "./servers.ts";
 
-const servers = new McpServers({ cwd: process.cwd(), env: process.env, say: () => {} });
+const servers = new McpServers({ env: process.env, say: () => {} });
 beforeAll(() => servers.start([config("test", testServer())]), 30_000);
 afterAll(() => servers.close());
 

@@ -34,9 +34,9 @@ describe("pnpm s14", () => {
   it("runs the offline demo: the course's server from the sample .mcp.json, the answer from its tool", async () => {
     const { env } = await serveBrain(); // for its clean environment only: the demo runs on the scripted model
     const { ANTHROPIC_API_KEY: _, ANTHROPIC_BASE_URL: __, ...offline } = env;
-    const args = ["--mcp-config", "s14-mcp/example/.mcp.json", "--allow", "mcp__course"];
+    const args = ["--mcp-config", join(REPO_ROOT, "s14-mcp", "example", ".mcp.json"), "--allow", "mcp__course"];
     const { code, stdout, stderr } = await runHere(
-      ["--cwd", REPO_ROOT, ...args, "Ask the course's MCP server what s05 adds"],
+      ["--cwd", project(), ...args, "Ask the course's MCP server what s05 adds"],
       offline,
     );
     expect(stderr).toMatch(/offline scripted model/);

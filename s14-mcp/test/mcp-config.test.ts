@@ -35,8 +35,17 @@ describe("readServerConfigs", () => {
     const { servers, problems } = readServerConfigs(cwd, ["mine.json"]);
     expect(problems).toEqual([]);
     expect(servers).toEqual([
-      { type: "stdio", name: "files", command: "my-files", args: [], env: {}, file: "mine.json", source: "user" },
-      { type: "http", name: "web", url: "http://x/mcp", headers: {}, file: ".mcp.json", source: "project" },
+      {
+        type: "stdio",
+        name: "files",
+        command: "my-files",
+        args: [],
+        env: {},
+        file: "mine.json",
+        dir: cwd,
+        source: "user",
+      },
+      { type: "http", name: "web", url: "http://x/mcp", headers: {}, file: ".mcp.json", dir: cwd, source: "project" },
     ]);
   });
 
@@ -80,6 +89,7 @@ describe("expandVariables", () => {
         url: `http://${ref("HOST:-127.0.0.1")}/mcp`,
         headers: { Authorization: `Bearer ${ref("TOKEN")}` },
         file: "f",
+        dir: "/",
         source: "user",
       },
       env,
@@ -96,6 +106,7 @@ describe("approveServers", () => {
     args: [],
     env: {},
     file: ".mcp.json",
+    dir: "/p",
     source: "project" as const,
   });
   const yours = { ...project("mine"), source: "user" as const, file: "mine.json" };

@@ -36,7 +36,7 @@ function scratch(): string {
 
 function servers(options: { startTimeoutMs?: number; toolTimeoutMs?: number } = {}) {
   const said: string[] = [];
-  const made = new McpServers({ cwd: scratch(), env: process.env, say: (line) => said.push(line), ...options });
+  const made = new McpServers({ env: process.env, say: (line) => said.push(line), ...options });
   opened.push(made);
   return { servers: made, said };
 }
@@ -166,7 +166,7 @@ describe("McpServers", () => {
   it("speaks Streamable HTTP to a server on 127.0.0.1", async () => {
     const { url } = await startHttpServer();
     const { servers: found } = servers();
-    await found.start([{ type: "http", name: "remote", url, headers: {}, file: "test", source: "user" }]);
+    await found.start([{ type: "http", name: "remote", url, headers: {}, file: "test", dir: "/", source: "user" }]);
     expect(await call(found, "mcp__remote__echo", { text: "over http" })).toEqual({
       content: "echo: over http",
       isError: false,

@@ -52,6 +52,7 @@ export function config(
     args: entry.args,
     env: entry.env ?? {},
     file: "test",
+    dir: process.cwd(),
     source: "user",
   };
 }

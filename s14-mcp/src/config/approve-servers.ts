@@ -81,7 +81,7 @@ export function shippedServers(pending: readonly ServerConfig[]): Shipped {
   return {
     kind: MCP_TRUST_KIND,
     // exactly what would run: the command, its arguments and environment, or the URL and headers
-    definitions: pending.map(({ file: _, source: __, ...server }) => server),
+    definitions: pending.map(({ file: _, dir: __, source: ___, ...server }) => server),
     lines: pending.map((server) => `MCP server ${server.name}: ${describeServer(server)}   (${PROJECT_MCP_FILE})`),
     summary: count === 0 ? "" : `${count} MCP server${count === 1 ? "" : "s"} in ${PROJECT_MCP_FILE}`,
   };

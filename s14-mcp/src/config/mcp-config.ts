@@ -4,6 +4,8 @@
  *     .mcp.json (the project's)   {"mcpServers": {"files": {"command": "node", "args": ["server.js"], "env": {}}}}
  *     --mcp-config FILE (yours)   the same shape; {"type": "http", "url": "...", "headers": {}} for Streamable HTTP
  *
+ * A stdio server starts in the folder of the file that names it (the project's root for
+ * `.mcp.json`), so a relative path in a file means the same wherever the session runs.
  * `${VAR}` and `${VAR:-default}` in a command, an argument, an environment value, a URL or a header
  * are read from the harness's environment when the server starts (a token stays out of the file).
  * A file that does not parse, or a server that is not one, is one line naming the file and the
@@ -11,7 +13,7 @@
  * (deprecated in the protocol), OAuth.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
 
 /** The project's server file, at the root of the working directory. */
@@ -37,6 +39,8 @@ export type ServerConfig = (StdioServerConfig | HttpServerConfig) & {
   name: string;
   /** The file that named it, as the lines show it (`.mcp.json`, or the path given to --mcp-config). */
   file: string;
+  /** The folder of that file: a stdio server starts there. */
+  dir: string;
   /** `project`: the project's `.mcp.json`, which starts only once approved; `user`: a file you named. */
   source: "project" | "user";
 };
@@ -64,11 +68,12 @@ const httpShape = z.strictObject({
 const fileShape = z.looseObject({ mcpServers: z.record(z.string(), z.unknown()) });
 
 /**
- * The servers of the project in `cwd` (its `.mcp.json`) and of each file given with `--mcp-config`.
- * A name given twice is the later file's (yours over the project's).
+ * The servers of the project in `cwd` (its `.mcp.json`) and of each file given with `--mcp-config`
+ * (a relative path from `typedIn`, where the command was typed). A name given twice is the later
+ * file's (yours over the project's).
  * Contract: never throws; a file named with --mcp-config that is missing is a problem line.
  */
-export function readServerConfigs(cwd: string, userFiles: readonly string[] = []): ReadServers {
+export function readServerConfigs(cwd: string, userFiles: readonly string[] = [], typedIn = cwd): ReadServers {
   const byName = new Map<string, ServerConfig>();
   const problems: string[] = [];
   const read = (path: string, file: string, source: ServerConfig["source"]) => {
@@ -83,13 +88,13 @@ export function readServerConfigs(cwd: string, userFiles: readonly string[] = []
     for (const [name, raw] of Object.entries(parsed.mcpServers)) {
       const server = readServer(name, raw);
       if (typeof server === "string") problems.push(`${file}: server ${name}: ${server}`);
-      else byName.set(name, { ...server, name, file, source });
+      else byName.set(name, { ...server, name, file, dir: dirname(path), source });
     }
   };
   const project = join(cwd, PROJECT_MCP_FILE);
   if (existsSync(project)) read(project, PROJECT_MCP_FILE, "project");
   for (const file of userFiles) {
-    const path = resolve(cwd, file);
+    const path = resolve(typedIn, file);
     if (!existsSync(path)) problems.push(`--mcp-config ${file}: no such file`);
     else read(path, file, "user");
   }
