@@ -69,7 +69,9 @@ describe("the sample runs in README.md", () => {
   it("has a setup block, the course's server asked twice, then the project's file untrusted", () => {
     expect(setup).not.toBe("");
     expect(samples.map((s) => s.command)).toEqual([
-      expect.stringContaining("pnpm s14 --cwd /tmp/s14-sample --mcp-config s14-mcp/example/.mcp.json --allow mcp__course"),
+      expect.stringContaining(
+        "pnpm s14 --cwd /tmp/s14-sample --mcp-config s14-mcp/example/.mcp.json --allow mcp__course",
+      ),
       expect.stringContaining("what s99 adds"),
       expect.stringMatching(/^pnpm s14 --cwd \/tmp\/s14-sample "/),
     ]);
