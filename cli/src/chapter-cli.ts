@@ -77,6 +77,7 @@ export interface ReplCommand {
    * text it returns is sent as the prompt in the line's place, as a prompt typed is (s13's `/NAME`).
    * Contract: Ctrl-C aborts `signal`; a throw is one error line, and the REPL goes on.
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: most commands send nothing, and say so by returning nothing
   run(args: string, history: MessageParam[], signal: AbortSignal): Promise<void | string>;
 }
 

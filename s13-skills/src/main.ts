@@ -156,6 +156,7 @@ export const chapter: ChapterCli<CompactionStopReason> = {
       settings: started.settings, // the rules the gate reads: allowed-tools join them while a skill is active
       projectTrusted: started.trusted.includes("skills"),
     });
+    skills.restore(session.history); // a resumed session's skills in use, for compaction to restate
     const askPermission = askPermissionWith(ask, cwd, (line) => view.note(line));
     const { runCall, hooks } = hookSeams(started, { ask: askPermission, notice });
     const bashTimeoutMs = options.bashTimeoutSeconds * 1000;
@@ -212,19 +213,18 @@ export const chapter: ChapterCli<CompactionStopReason> = {
           maxTurns,
           bashTimeoutMs,
           signal,
-          runCall: reminders.around(todoWriteUngated(skills.around(tasks.around(runCall)))), // todo_write, skill and task ask no permission
+          runCall: reminders.around(todoWriteUngated(tasks.around(skills.around(runCall)))), // todo_write, task, skill ask nothing
           hooks,
           window,
           emit: listen,
-        })
-          .then(
-            (result) => ({ ...result, todos: todos.items }), // the plan in the result (--json)
-            async (error: unknown) => {
-              throw await provider.describe(error); // an OpenAI format's error names its endpoint
-            },
-          )
-          .finally(() => skills.endRun()), // the run is over: the active skills' allowed-tools leave the rules
+        }).then(
+          (result) => ({ ...result, todos: todos.items }), // the plan in the result (--json)
+          async (error: unknown) => {
+            throw await provider.describe(error); // an OpenAI format's error names its endpoint
+          },
+        ),
       afterRun(history, result) {
+        skills.endRun(); // the run is over, answered or not: the active skills' allowed-tools leave the rules
         if (result) context.afterRun(); // how full the context is, as the last answer measured it
         if (result) cacheLine.afterRun(); // what the cache read and wrote, and what the session cost
         afterSession(history, result);

@@ -17,11 +17,11 @@ export function restateSkills(skills: Skills) {
   return (event: { type: string }): void => {
     const heard = event as ContextEvent;
     if (heard.type !== "context" || heard.change.kind !== "compacted") return;
-    const kept = JSON.stringify(heard.messages.slice(1));
+    const [opening, ...rest] = heard.messages as MessageParam[]; // the summary's user message, its first block the summary
+    const blocks = typeof opening.content === "string" ? [text(opening.content)] : opening.content;
+    const kept = JSON.stringify([blocks.slice(1), rest]); // what follows the summary: the prompts kept, the rest
     const lost = [...skills.inUse.values()].filter((one) => !kept.includes(JSON.stringify(one.loaded).slice(1, -1)));
     if (lost.length === 0) return;
-    const [opening] = heard.messages as MessageParam[]; // the summary's user message, its first block the summary
-    const blocks = typeof opening.content === "string" ? [text(opening.content)] : opening.content;
     opening.content = [blocks[0], ...lost.map((one) => text(skillRestatement(one))), ...blocks.slice(1)];
   };
 }

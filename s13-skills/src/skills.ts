@@ -11,13 +11,29 @@
  * skill came with the clone: its allowed-tools apply only once the project is trusted (s05's one
  * trust rule, kind `skills`); untrusted, it still loads, its instructions are only text.
  */
+import { isAbsolute, relative, resolve } from "node:path";
+import type { ContentBlockParam, MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { type CallRunner, dispatch, type Tool } from "@harness/s02-tool-dispatch";
 import { isRuleSyntaxError, type PermissionSettings, parseRule, type SourcedRule } from "@harness/s05-permissions";
-import type { ToolResult } from "@harness/shared";
+import type { ToolCall, ToolResult } from "@harness/shared";
 import type { Skill } from "./discover-skills.ts";
 
 /** The skill tool's name, as the model calls it. */
 export const SKILL = "skill";
+
+/** The line a loaded skill's text opens with (`loadedText`). */
+const LOADED = /^Skill "([a-z0-9-]+)"\. Base directory for this skill: /m;
+
+/** The texts of a message's block: its text, or a tool result's. */
+function blockTexts(block: ContentBlockParam): string[] {
+  if (block.type === "text") return [block.text];
+  if (block.type !== "tool_result") return [];
+  if (typeof block.content === "string") return [block.content];
+  return (block.content ?? []).flatMap((part) => (part.type === "text" ? [part.text] : []));
+}
+
+/** The tools that only read: a path of theirs inside a skill's folder is read there. */
+const READS = ["read_file", "glob", "grep"];
 
 /** What the model sends: Claude Code's Skill tool's fields. */
 export interface SkillInput {
@@ -108,6 +124,23 @@ export class Skills {
     return { content: loaded, isError: false };
   }
 
+  /**
+   * The skills a resumed session had loaded, found in its history (a skill call's result, or a
+   * `/NAME` prompt): in use again, for compaction to restate. Their allowed-tools stay off: a skill
+   * is active only in the run it was loaded in.
+   */
+  restore(history: readonly MessageParam[]): void {
+    for (const message of history) {
+      const blocks = typeof message.content === "string" ? [message.content] : message.content.flatMap(blockTexts);
+      for (const block of blocks) {
+        const start = block.search(LOADED);
+        const name = LOADED.exec(block)?.[1];
+        const skill = this.options.skills.find((one) => one.name === name);
+        if (start >= 0 && skill) this.inUse.set(skill.name, { skill, loaded: block.slice(start) });
+      }
+    }
+  }
+
   /** The run is over: the active skills' allowed-tools leave the rules. */
   endRun(): void {
     if (this.granted.length === 0) return;
@@ -116,10 +149,35 @@ export class Skills {
     this.granted = [];
   }
 
-  /** `runCall` for every call but `skill`, which goes straight to dispatch: it reads instructions, and asks nothing. */
+  /**
+   * `runCall` for every call but two, which go straight to dispatch: `skill` (it reads instructions
+   * and asks nothing), and a read (read_file, glob, grep) of a path inside a skill's folder, which
+   * runs with that folder as its working directory. s02 keeps the file tools in the project and
+   * out of `.harness/`, and s05 denies `.harness/` by default (settings, trust): the project's skills
+   * lie there, the user's in the home. Reading a skill's files is part of using it, as loading its
+   * body is; s02's confinement, pointed at the folder, keeps the read inside it (a link out is
+   * refused), so nothing else of `.harness/` or the home is reached. Nothing else is redirected.
+   */
   around(runCall: CallRunner): CallRunner {
-    return (tools, call, context) =>
-      call.name === SKILL ? dispatch(tools, call, context) : runCall(tools, call, context);
+    return (tools, call, context) => {
+      if (call.name === SKILL) return dispatch(tools, call, context);
+      const read = this.readInSkill(call, context.cwd);
+      return read ? dispatch(tools, read.call, { ...context, cwd: read.cwd }) : runCall(tools, call, context);
+    };
+  }
+
+  /** A read of a path inside a skill's folder, as a read of the folder's own (its path made relative to it). */
+  private readInSkill(call: ToolCall, cwd: string): { call: ToolCall; cwd: string } | undefined {
+    if (!READS.includes(call.name) || call.input === null || typeof call.input !== "object") return undefined;
+    const { path } = call.input as { path?: unknown };
+    if (typeof path !== "string") return undefined;
+    const absolute = resolve(cwd, path);
+    for (const skill of this.options.skills) {
+      const inside = relative(skill.dir, absolute);
+      if (inside.startsWith("..") || isAbsolute(inside)) continue;
+      return { call: { ...call, input: { ...call.input, path: inside === "" ? "." : inside } }, cwd: skill.dir };
+    }
+    return undefined;
   }
 
   /** A skill's allowed-tools as allow rules in force, unless it is the project's and the project is not trusted. */

@@ -16,7 +16,7 @@ export interface SamplesInOrder {
   samples: readonly { command: string; output: string }[];
   /** The sample directory the text names (`/tmp/s11-sample`). */
   sampleDir: string;
-  /** The text's setup block, run once by `sh` with the directory replaced. */
+  /** The text's setup block, run once by `sh` from the repository root with the directory replaced (it may copy the chapter's files). */
   setup: string;
   /** The repository root: where the commands run, and whose package.json has the `sNN` scripts. */
   repoRoot: string;
@@ -53,7 +53,10 @@ export function runSamplesInOrder(options: SamplesInOrder): SampleRun[] {
   const home = mkdtempSync(join(tmpdir(), "samples-home-"));
   try {
     if (dir.length !== sampleDir.length) throw new Error(`${sampleDir} must end in six characters mkdtemp replaces`);
-    const ready = spawnSync("sh", ["-c", options.setup.replaceAll(sampleDir, dir)], { encoding: "utf8" });
+    const ready = spawnSync("sh", ["-c", options.setup.replaceAll(sampleDir, dir)], {
+      cwd: repoRoot,
+      encoding: "utf8",
+    });
     if (ready.status !== 0) throw new Error(`the setup block failed: ${ready.stderr}`);
     const scripts = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")).scripts as Record<string, string>;
     const env = Object.fromEntries(
