@@ -150,6 +150,25 @@ describe("pnpm s14", () => {
     }
   });
 
+  it("runs a PreToolUse hook on mcp__SERVER__TOOL, which may keep the call from the server", async () => {
+    const { model, env } = await serve([call("mcp__test__echo", { text: "hooked" }), textReply("Blocked.")]);
+    const { cwd, args, callLog } = withTestServer();
+    const block = { type: "command", command: "cat > hook-input.json; echo 'not this one' >&2; exit 2" };
+    const hooks = { hooks: { PreToolUse: [{ matcher: "mcp__test__.*", hooks: [block] }] } };
+    mkdirSync(join(cwd, ".harness"));
+    writeFileSync(join(cwd, ".harness", "settings.local.json"), JSON.stringify(hooks));
+    const { code } = await runHere([...args, ASK], env);
+    expect(code).toBe(0);
+    const [blocked] = lastResults(sent(model)[1]);
+    expect(blocked.is_error).toBe(true);
+    expect(resultText(blocked)).toContain("not this one");
+    expect(JSON.parse(readFileSync(join(cwd, "hook-input.json"), "utf8"))).toMatchObject({
+      tool_name: "mcp__test__echo",
+      tool_input: { text: "hooked" },
+    });
+    expect(existsSync(callLog)).toBe(false);
+  });
+
   it("asks before an MCP tool no rule names: without a terminal the answer is no", async () => {
     const { model, env } = await serve([call("mcp__test__echo", { text: "ask" }), textReply("Not allowed.")]);
     const { cwd, callLog } = withTestServer();
