@@ -28,7 +28,7 @@ import {
   writeSkills,
 } from "./run-cli.ts";
 
-const { serve, runHere, project, cleanEnv } = s13Runner();
+const { serve, runHere, runAtTerminal, project, cleanEnv } = s13Runner();
 
 const BODY = "Check each changed line against the checklist. BODY-MARKER-7";
 const REVIEW = skillFile(
@@ -219,6 +219,19 @@ describe("pnpm s13", () => {
     expect(ran.is_error).toBeFalsy();
     expect(resultText(ran)).toMatch(/Add the cart/);
   });
+
+  it("asks at a terminal about a project's allowed-tools, in the one trust question; trusted, the command runs unasked", async () => {
+    const logger = skillFile("log-reader", "Reads the git log.", `Run \`${LOG}\`.`, "allowed-tools: Bash(git log:*)\n");
+    const cwd = gitProject();
+    writeSkills(join(cwd, ".harness", "skills"), { "log-reader": logger });
+    const { env } = await serve([skillCall("log-reader"), bash(LOG), textReply("Read.")]);
+    const { code, stdout } = await runAtTerminal(["--cwd", cwd, "Read the log"], env, "y\n");
+    expect(code).toBe(0);
+    expect(stdout).toContain("skill log-reader: allowed-tools Bash(git log:*)   (.harness/skills/log-reader/SKILL.md)");
+    expect(stdout).toMatch(/[0-9a-f]{7,} Add the cart/);
+    expect(stdout).not.toContain("Run it?"); // no permission question for the command: the skill's rule allowed it
+    expect(stdout).toContain("Read.");
+  }, 60_000);
 
   it("keeps a disable-model-invocation skill out of the model's list, and refuses the model's call for it", async () => {
     const { model, env } = await serve([skillCall("release-notes"), textReply("It is yours.")]);
