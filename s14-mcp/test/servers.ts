@@ -1,14 +1,13 @@
 /**
  * What the tests start servers with: the test server (fixtures/test-server.ts, over stdio or on
  * 127.0.0.1), the reference servers from node_modules, a server that never answers, and checks
- * that a process is gone. Every process a test starts is killed, with its group, after the test.
+ * that a process is gone. The HTTP server a test starts is killed, with its group, when the test ends.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { until } from "@harness/testkit";
-import { afterEach } from "vitest";
+import { cleanUpAfter, until } from "@harness/testkit";
 import type { ServerConfig } from "../src/config/mcp-config.ts";
 
 /** The length of the test server's PNG in base64. */
@@ -57,24 +56,20 @@ export function config(
   };
 }
 
-const started: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of started.splice(0)) {
-    try {
-      if (child.pid) process.kill(-child.pid, "SIGKILL");
-    } catch {} // already gone
-  }
-});
-
 /** Start the test server over Streamable HTTP on 127.0.0.1; resolves with its URL. */
 export async function startHttpServer(env: Record<string, string> = {}): Promise<{ url: string; pid: number }> {
   const { command, args } = testServer();
-  const child = spawn(command, [...args, "--http"], {
+  const child: ChildProcess = spawn(command, [...args, "--http"], {
     env: { ...process.env, ...env },
     detached: true,
     stdio: ["ignore", "pipe", "inherit"],
   });
-  started.push(child);
+  // killed with its group when the test ends (a hook this module registered would run for one file only)
+  cleanUpAfter(() => {
+    try {
+      if (child.pid) process.kill(-child.pid, "SIGKILL");
+    } catch {} // already gone
+  });
   let out = "";
   child.stdout?.on("data", (chunk) => {
     out += chunk;
