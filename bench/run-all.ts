@@ -25,10 +25,12 @@ import { firstRequest } from "./scenarios/first-request.ts";
 import { grepSafeguard } from "./scenarios/grep-safeguard.ts";
 import { hookCost } from "./scenarios/hook-cost.ts";
 import { loopOverhead } from "./scenarios/loop-overhead.ts";
+import { mcp } from "./scenarios/mcp.ts";
 import { permissionDecisions } from "./scenarios/permission-decisions.ts";
 import { planning } from "./scenarios/planning.ts";
 import { promptCaching } from "./scenarios/prompt-caching.ts";
 import { sessionResume } from "./scenarios/session-resume.ts";
+import { skills } from "./scenarios/skills.ts";
 import { streamLatency } from "./scenarios/stream-latency.ts";
 import { subagents } from "./scenarios/subagents.ts";
 import { testCache } from "./scenarios/test-cache.ts";
@@ -67,6 +69,8 @@ const scenarios: { name: string; slow?: boolean; run: () => Promise<Section> }[]
   { name: "caching", run: () => promptCaching({ turns: 50 }) },
   { name: "planning", run: () => planning({ warmup: 2, reps: 9 }) },
   { name: "subagents", run: () => subagents({ warmup: 1, reps: 5 }) },
+  { name: "skills", run: () => skills({ warmup: 2, reps: 9 }) },
+  { name: "mcp", run: () => mcp({ warmup: 1, reps: 5, calls: 50, repoRoot }) },
   { name: "cold-start", run: () => coldStart({ warmup: 2, reps: 10, repoRoot }) },
   { name: "cold-start", run: () => firstRequest({ turns: 10, warmup: 1, reps: reps ?? 7, repoRoot }) },
   { name: "test-cache", slow: true, run: () => testCache({ reps: 3, repoRoot }) },

@@ -73,10 +73,12 @@ export interface ReplCommand {
   /** Its line in `--help`, e.g. `/compact [instructions]  summarise the conversation now`. */
   help: string;
   /**
-   * Run it with the rest of the line (trimmed, maybe empty); it may change `history` in place.
+   * Run it with the rest of the line (trimmed, maybe empty); it may change `history` in place. A
+   * text it returns is sent as the prompt in the line's place, as a prompt typed is (s13's `/NAME`).
    * Contract: Ctrl-C aborts `signal`; a throw is one error line, and the REPL goes on.
    */
-  run(args: string, history: MessageParam[], signal: AbortSignal): Promise<void>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: most commands send nothing, and say so by returning nothing
+  run(args: string, history: MessageParam[], signal: AbortSignal): Promise<void | string>;
 }
 
 /** A chapter's CLI: its name and help, its options and stop reasons, and how its session starts. */

@@ -142,12 +142,14 @@ export async function runChapterCli<R extends string>(
     let code: number = EXIT_CODES.error;
     let result: AgentLoopResult<R> | undefined;
     let failure: { error: unknown } | undefined;
+    let prompt: string | undefined = command ? undefined : line; // a command may hand back a prompt to send
     try {
       if (command) {
-        await command.run(args.trim(), history, controller.signal);
+        prompt = (await command.run(args.trim(), history, controller.signal)) ?? undefined;
         code = EXIT_CODES.final_answer;
-      } else {
-        appendUserText(history, line);
+      }
+      if (prompt !== undefined) {
+        appendUserText(history, prompt);
         result = await started.run(history, controller.signal);
         code = exitCodeFor(result.stopReason, chapter.exitCodes);
       }
@@ -159,7 +161,7 @@ export async function runChapterCli<R extends string>(
       controller = null;
     }
     if (exiting) return code;
-    if (!command) {
+    if (prompt !== undefined) {
       try {
         started.afterRun?.(history, result);
       } catch (error) {

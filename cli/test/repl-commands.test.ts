@@ -102,6 +102,15 @@ describe("REPL commands", () => {
     expect(afterRuns).toEqual([]);
   });
 
+  it("sends the prompt a command hands back in the line's place, with afterRun as for a prompt (s13's /NAME)", async () => {
+    const skill: ReplCommand = { name: "greet", help: "", run: async (args) => `the skill's body, for ${args}` };
+    const { chapter, afterRuns, prompts } = chapterWith(skill);
+    const { io } = fakeIo("/greet Ada\n");
+    expect(await runChapterCli(chapter, [], io)).toBe(0);
+    expect(prompts).toEqual(["the skill's body, for Ada"]);
+    expect(afterRuns.map((h) => h.length)).toEqual([2]);
+  });
+
   it("sends a line whose first word names no command as a prompt", async () => {
     const { chapter, prompts } = chapterWith({ name: "forget", help: "", run: async () => {} });
     const { io } = fakeIo("/tmp/notes.txt: what is in it?\n");

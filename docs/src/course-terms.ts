@@ -89,4 +89,7 @@ export const COURSE_TERMS: readonly CourseTerm[] = [
   { en: ["adapter"], zh: ["适配器"] },
   { en: ["cache read"], zh: ["缓存读取"] },
   { en: ["cache write"], zh: ["缓存写入"] },
+  { en: ["skill"], zh: ["技能"] },
+  { en: ["MCP server"], zh: ["MCP 服务器"] },
+  { en: ["tool search"], zh: ["工具搜索"] },
 ];

@@ -28,7 +28,7 @@ export function namedInHelp(help: string): string[] {
     if (line === "in the REPL:") inRepl = true;
     const option = /^ {2}(-h, --help|--[a-z][a-z-]*(?:\[=[A-Z]+\]| [A-Z]+(?= ))?|prompt)(?= |$)/.exec(line);
     if (option && !inRepl) names.push(option[1]);
-    const command = /^ {2}(\/[a-z-]+(?: \[[a-z]+\])?)/.exec(line);
+    const command = /^ {2}(\/[a-zA-Z-]+(?: \[[a-z]+\])?)/.exec(line); // `/compact [instructions]`, `/NAME [args]`
     if (command && inRepl) names.push(command[1]);
     if (/^(environment:| {13})/.test(line) && !/^ {13}this chapter:/.test(line)) {
       for (const [variable] of line.matchAll(/\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b/g)) names.push(variable);

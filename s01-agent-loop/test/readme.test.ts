@@ -20,19 +20,20 @@ import {
 } from "@harness/shared";
 import {
   chapterTextSuite,
+  cleanUpAfter,
   codeFences,
-  commandWords,
   containsRun,
   normalisedLines,
   proseOf,
-  runInProcess,
+  runSamplesInOrder,
+  shellBlocks,
 } from "@harness/testkit";
-import { afterAll, describe, expect, it } from "vitest";
-import { chapter, main } from "../src/main.ts";
+import { describe, expect, it } from "vitest";
+import { chapter } from "../src/main.ts";
 
 const CHAPTER = join(dirname(fileURLToPath(import.meta.url)), "..");
 const REPO_ROOT = join(CHAPTER, "..");
-const SCRIPTS = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).scripts as Record<string, string>;
+const PLAY = "/tmp/s01-play";
 const LOOP_FILE = join(CHAPTER, "src", "agent-loop.ts");
 const ONE_CALL_FILE = join(CHAPTER, "src", "one-call.ts");
 /** What the chapter's CLI declares: its name, its summary, the exit statuses of its own stop reasons. */
@@ -184,86 +185,47 @@ describe.each(READMES)("%s: the diff", (name) => {
 });
 
 /**
- * The offline samples: a ```sh block that runs `pnpm s01 --offline ...`, followed at once by the
- * ```text (or ```json) block of what it printed. Each is run for real, in order: the lines before
- * the `pnpm s01` line by bash, that line by the chapter's CLI in this process (the root
- * package.json's s01 script runs src/main.ts, whose `main` it is). Where the text runs at the
- * repository root, a fresh git repository on branch main stands in for it (INIT_CWD, as pnpm sets
- * it); /tmp/s01-play is a fresh temporary directory. What varies from run to run is normalised: the token estimates (the
- * system prompt names the working directory, so they follow its length) and that directory.
+ * The offline samples, run through testkit's `runSamplesInOrder` as a reader runs them: every ```sh
+ * block that runs `pnpm s01 --offline`, with the ```text (or ```json) block after it, in the text's
+ * order, from the repository root, in one /tmp/s01-play and one home. A fresh git repository on
+ * branch main stands in for the root where the commands run (INIT_CWD, as pnpm sets it), so "the
+ * current git branch" is main whatever branch this checkout is on. What varies with the root's path
+ * is normalised: the token estimates of a run there (the system prompt names the directory).
  */
-const SAMPLE = /^```sh\n([\s\S]*?)^```\n\n^```(text|json)\n([\s\S]*?)^```$/gm;
-const PLAY = "/tmp/s01-play";
-const samples = [...readme("README.md").matchAll(SAMPLE)]
-  .filter(([, script]) => /^pnpm s01 .*--offline/m.test(script))
-  .map(([, script, lang, output]) => ({ script: script.trimEnd(), lang, output }));
+describe("README.md: the offline samples, run in order", () => {
+  const samples = shellBlocks(readme("README.md")).filter(({ command }) => /^pnpm s01 .*--offline/m.test(command));
 
-const tempDirs: string[] = [];
-afterAll(() => {
-  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
-});
-function tempDir(prefix: string): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
-  tempDirs.push(dir);
-  return dir;
-}
-let dirs: { root: string; play: string } | undefined;
-function sampleDirs(): { root: string; play: string } {
-  if (!dirs) {
-    const root = tempDir("s01-readme-root-");
-    expect(spawnSync("git", ["init", "-q", "-b", "main"], { cwd: root }).status).toBe(0);
-    dirs = { root, play: tempDir("s01-readme-play-") };
-  }
-  return dirs;
-}
-
-/** The environment of a sample run: no key, endpoint, model or git variable; git looks no higher than tmpdir. */
-function sampleEnv(root: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (/^(ANTHROPIC_|GIT_)/.test(key) || ["MODEL_ID", "DEBUG", "INIT_CWD"].includes(key)) continue;
-    env[key] = value;
-  }
-  return { ...env, INIT_CWD: root, GIT_CEILING_DIRECTORIES: tmpdir(), NO_COLOR: "1" };
-}
-
-const normaliseText = (output: string, play: string) =>
-  output.replaceAll(play, PLAY).replace(/~\d+ in \/ ~\d+ out/g, "~N in / ~N out");
-const normaliseJson = (line: string) => {
-  const result = JSON.parse(line);
-  return { ...result, usage: { inputTokens: "N", outputTokens: "N" } };
-};
-
-describe("README.md: the offline samples", () => {
   it("has the samples this text promises: the problem, the try-it runs and the --json line", () => {
     expect(samples.length).toBeGreaterThanOrEqual(6);
-    expect(samples[0].script).toBe('pnpm s01 --offline --max-turns 1 "What is the current git branch?"');
+    expect(samples[0].command).toBe('pnpm s01 --offline --max-turns 1 "What is the current git branch?"');
   });
 
-  it.each(samples.map((sample) => [sample.script.split("\n").at(-1), sample] as const))(
-    "prints what a real run of `%s` prints",
-    async (_, sample) => {
-      const { root, play } = sampleDirs();
-      const lines = sample.script.replaceAll(PLAY, play).split("\n");
-      const before = spawnSync("bash", ["-c", lines.slice(0, -1).join("\n")], { cwd: REPO_ROOT, env: sampleEnv(root) });
-      expect(before.status).toBe(0);
-      const [pnpm, script, ...args] = commandWords(lines.at(-1) ?? "");
-      expect([pnpm, SCRIPTS[script]]).toEqual(["pnpm", "node --import tsx s01-agent-loop/src/main.ts"]);
-      const ran = await runInProcess(main, args, sampleEnv(root));
-      const run = { status: ran.code, stdout: ran.stdout, stderr: ran.stderr };
-      expect(run.stderr).toMatch(/^Using the offline scripted model \(--offline was given\)/);
-      if (sample.lang === "json") {
-        const last = run.stdout.trimEnd().split("\n").at(-1) ?? "";
-        expect(normaliseJson(last)).toEqual(normaliseJson(sample.output));
+  it("shows what each prints, run in order, and exits as its stop reason says", { timeout: 120_000 }, () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "s01-readme-root-")));
+    cleanUpAfter(() => rmSync(root, { recursive: true, force: true }));
+    expect(spawnSync("git", ["init", "-q", "-b", "main"], { cwd: root }).status).toBe(0);
+    const env = { INIT_CWD: root, GIT_CEILING_DIRECTORIES: tmpdir() };
+    const runs = runSamplesInOrder({ samples, sampleDir: PLAY, setup: "", repoRoot: REPO_ROOT, env });
+    for (const [i, run] of runs.entries()) {
+      expect(run.stderr, run.command).toMatch(/^Using the offline scripted model \(--offline was given\)/);
+      // at the stand-in root the token estimates follow its path's length
+      const tokens = (lines: string[]) =>
+        run.command.includes("--cwd")
+          ? lines
+          : lines.map((line) => line.replace(/~\d+ in \/ ~\d+ out/, "~N in / ~N out"));
+      if (samples[i].output.startsWith("{")) {
+        const result = (json: string) => ({ ...JSON.parse(json), usage: "N" });
+        const last = run.printed.filter(Boolean).at(-1) ?? "";
+        expect(result(last), run.command).toEqual(result(samples[i].output));
         expect(run.status).toBe(exitCodeFor(JSON.parse(last).stopReason, CLI.exitCodes));
-        return;
+        continue;
       }
-      // the first sample shows the line on stderr too; the others only stdout
-      const printed = sample.output.startsWith("Using ") ? run.stderr + run.stdout : run.stdout;
-      expect(normaliseText(printed, play)).toBe(normaliseText(sample.output, play));
-      const stop = /^── (\w+) ·/m.exec(run.stdout)?.[1] ?? "";
+      // the problem's sample shows stderr's line too; the others only stdout
+      const shown = run.shown[0].startsWith("Using ") ? run.shown.slice(1) : run.shown;
+      if (shown !== run.shown) expect(run.stderr.split("\n")[0]).toBe(run.shown[0]);
+      expect(tokens(run.printed), run.command).toEqual(tokens(shown));
+      const stop = /^── (\w+) ·/m.exec(run.printed.join("\n"))?.[1] ?? "";
       expect(run.status, run.stderr).toBe(exitCodeFor(stop, CLI.exitCodes));
-    },
-    60_000,
-  );
+    }
+  });
 });

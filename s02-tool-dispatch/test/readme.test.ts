@@ -5,16 +5,15 @@
  * own: every number it states is the code's constant, the tables list what the code has, and every
  * sample run is the output of that command run again offline.
  */
-import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXIT_CODES, exitCodeFor, usage } from "@harness/cli";
 import { DEFAULT_BASH_TIMEOUT_SECONDS, DEFAULT_MAX_OUTPUT_BYTES } from "@harness/shared";
-import { type ChapterMain, chapterTextSuite, codeFences, mainOfScript, proseOf, runInProcess } from "@harness/testkit";
-import { afterAll, describe, expect, it } from "vitest";
-import { chapter as s01Chapter, main as s01Main } from "../../s01-agent-loop/src/main.ts";
+import { chapterTextSuite, codeFences, proseOf, runSamplesInOrder, shellBlocks } from "@harness/testkit";
+import { describe, expect, it } from "vitest";
+import { chapter as s01Chapter } from "../../s01-agent-loop/src/main.ts";
 import { dispatch, toolMap } from "../src/dispatch.ts";
-import { chapter, main } from "../src/main.ts";
+import { chapter } from "../src/main.ts";
 import { MAX_CONCURRENT_TOOLS } from "../src/run-tool-calls.ts";
 import { toApiTool } from "../src/tool.ts";
 import { MAX_GLOB_RESULTS } from "../src/tools/glob.ts";
@@ -176,90 +175,38 @@ describe.each(READMES)("%s", (name) => {
 });
 
 /**
- * The sample runs: a ```sh block holding one `pnpm sNN ...` command, followed by a ```text block
- * that starts with `[turn 1]`, is that command's stdout. Each is run again offline, as the root
- * package.json's script runs it, in a fresh copy of the sample directory the text's setup block
- * makes, and compared. What is normalised: the directory's path (the copy's has the same length, as
- * the scripted model estimates tokens from the request's size and the system prompt names the
+ * The sample runs, through testkit's `runSamplesInOrder` as a reader runs them: the setup block,
+ * then every ```sh block of `pnpm sNN --offline ...` commands, its ```text block its stdout (the
+ * last, two prompts, shows none: it must run), in the text's order, from the repository root, in one copy of the sample directory
+ * and one home. What is normalised: the directory's path (the copy's has the same length, as the
+ * scripted model estimates tokens from the request's size and the system prompt names the
  * directory), and the order in which the results of calls run at once land.
  */
 describe("the sample runs in README.md", () => {
   const text = readme("README.md");
   const SAMPLE_DIR = "/tmp/s02-sample";
-  const setup = codeFences(text, "sh").find((block) => block.startsWith(`mkdir -p ${SAMPLE_DIR}\n`));
-  const samples = [...text.matchAll(/^```sh\n(pnpm s\d\d [^\n]*)\n```\n\n```text\n(\[turn 1\][\s\S]*?)^```$/gm)].map(
-    ([, command, output]) => ({ command, output }),
+  const blocks = shellBlocks(text);
+  // the setup, and every offline run; the two prompts shown without their output run last
+  const samples = blocks.filter(
+    ({ command }) =>
+      command.startsWith(`mkdir -p ${SAMPLE_DIR}\n`) || /^(pnpm s\d\d --offline [^\n]*\n?)+$/.test(command),
   );
-  const scripts = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).scripts as Record<string, string>;
-  const dirs: string[] = [];
-  afterAll(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
 
   it("has a setup block and the samples: s01's failure, then s02's runs", () => {
-    expect(setup).toBeDefined();
-    expect(samples.map((s) => s.command.split(" ")[1])).toEqual(["s01", "s02", "s02", "s02", "s02"]);
+    expect(samples[0]).toEqual(blocks[0]);
+    expect(samples.map((s) => s.command.split(" ")[1])).toEqual(["-p", "s01", "s02", "s02", "s02", "s02", "s02"]);
+    expect(samples.at(-1)?.command.split("\n")).toHaveLength(2);
   });
 
-  it.each(samples)("shows what `$command` prints", { timeout: 60_000 }, async ({ command, output }) => {
-    const dir = mkdtempSync("/tmp/s02-");
-    dirs.push(dir);
-    expect(dir.length).toBe(SAMPLE_DIR.length);
-    const made = spawnSync("sh", ["-c", (setup ?? "").replaceAll(SAMPLE_DIR, dir)], { encoding: "utf8" });
-    expect(made.status, made.stderr).toBe(0);
-    const [, chapter, ...rest] = words(command);
-    const stdout = await run(
-      scripts[chapter],
-      rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir)),
-      dir,
-    );
-    expect(landingOrderless(stdout.replaceAll(dir, SAMPLE_DIR))).toBe(landingOrderless(output));
+  it("shows what each prints, run in order in one directory and one home", { timeout: 120_000 }, () => {
+    const runs = runSamplesInOrder({ samples, sampleDir: SAMPLE_DIR, setup: "", repoRoot: REPO });
+    for (const run of runs) {
+      expect(run.status, `${run.command}\n${run.stderr}`).toBe(0);
+      if (run.shown.join("") === "") continue; // shown without its output
+      expect(landingOrderless(run.printed.join("\n")), run.command).toBe(landingOrderless(run.shown.join("\n")));
+    }
   });
 });
-
-/** A command line split into words, "..." and '...' quoting undone (all the samples use). */
-function words(command: string): string[] {
-  return [...command.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
-}
-
-/** The CLIs whose samples run in this process (`mainOfScript` checks the script runs that file). */
-const MAINS: Record<string, ChapterMain> = {
-  "s01-agent-loop/src/main.ts": s01Main,
-  "s02-tool-dispatch/src/main.ts": main,
-};
-
-/**
- * Run a root package.json script with `args` from the repository root, with no key, no endpoint
- * and a home of its own: in this process when MAINS has what it runs, else in a child; its stdout.
- */
-async function run(script: string, args: string[], home: string): Promise<string> {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(ANTHROPIC_|MODEL_ID$|INIT_CWD$|DEBUG$)/.test(name)),
-  );
-  const main = mainOfScript(script, MAINS);
-  if (main) {
-    const here = await runInProcess(main, args, { ...env, NO_COLOR: "1", HARNESS_HOME: join(home, ".home") });
-    if (here.code !== 0) throw new Error(`exit ${here.code}: ${here.stderr}`);
-    return here.stdout;
-  }
-  const [program, ...scriptArgs] = script.split(" ");
-  const child = spawn(program, [...scriptArgs, ...args], {
-    cwd: REPO,
-    env: { ...env, NO_COLOR: "1", HARNESS_HOME: join(home, ".home") },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) =>
-    child.on("close", (code) => (code === 0 ? resolve(stdout) : reject(new Error(`exit ${code}: ${stderr}`)))),
-  );
-}
 
 /**
  * The output with each run of labelled results (`    ← name: input` and the lines under it) in a

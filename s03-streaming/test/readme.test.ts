@@ -5,7 +5,8 @@
  * own: the diff shows exactly the lines the real one changes, the numbers are the code's, the
  * tables list what the code does, the options it names are the CLI's (the rest on the options
  * page), the build exercise's stub is the manifest's, and every sample of output is what the CLI
- * prints when the command shown above it runs (offline, in a temporary directory).
+ * prints when the command shown above it runs (offline, in the text's order, in one temporary
+ * directory that Try it's reset line makes again).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
@@ -15,7 +16,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_MODEL_TIMEOUT_SECONDS, exitCodeFor, usage } from "@harness/cli";
 import { encodeSse } from "@harness/scripted-model";
-import { chapterTextSuite, codeFences, containsRun, normalisedLines, proseOf, runInProcess } from "@harness/testkit";
+import {
+  chapterTextSuite,
+  codeFences,
+  containsRun,
+  normalisedLines,
+  proseOf,
+  runInProcess,
+  shellBlocks,
+} from "@harness/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { chapter as s02Chapter } from "../../s02-tool-dispatch/src/main.ts";
 import { chapter, main } from "../src/main.ts";
@@ -149,16 +158,6 @@ afterAll(() => {
 function tempDir(prefix: string): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
   made.push(dir);
-  return dir;
-}
-
-/** The play directory, made by the text's own setup command with the temporary path in its place. */
-function playDir(markdown: string): string {
-  const setup = codeFences(markdown, "sh").find((block) => block.startsWith(`mkdir -p ${PLAY_DIR}`));
-  expect(setup, `a \`\`\`sh block starting with mkdir -p ${PLAY_DIR}`).toBeDefined();
-  const dir = tempDir("s03-play-");
-  const ran = spawnSync("sh", ["-c", (setup ?? "").replaceAll(PLAY_DIR, dir)], { encoding: "utf8" });
-  expect(ran.status, ran.stderr).toBe(0);
   return dir;
 }
 
@@ -307,15 +306,24 @@ describe("the samples of README.md, run", { timeout: 120_000 }, () => {
     ]);
   });
 
-  it.each(samples.map((sample) => [sample.command, sample] as const))(
-    "prints what `%s` prints, exiting with 130 on Ctrl-C",
-    async (_, sample) => {
-      const { shown, code } = await runSample(sample, playDir(text));
+  it("prints what each prints, run in order in one directory with its reset, exiting with 130 on Ctrl-C", async () => {
+    // every offline block in the text's order: the setup, s02's session, Try it's reset, s03's runs
+    const dir = tempDir("s03-play-");
+    const blocks = shellBlocks(text).filter(({ command }) => !command.includes("ANTHROPIC_"));
+    expect(blocks.filter(({ command }) => !command.startsWith("pnpm "))).toHaveLength(2);
+    for (const { command } of blocks) {
+      const sample = samples.find((s) => s.command === command);
+      if (!sample) {
+        const ran = spawnSync("sh", ["-c", command.replaceAll(PLAY_DIR, dir)], { encoding: "utf8" });
+        expect(ran.status, ran.stderr).toBe(0);
+        continue;
+      }
+      const { shown, code } = await runSample(sample, dir);
       // a terminal echoes Ctrl-C as ^C where no line reader holds it (a one-shot run)
-      expect(normalised(shown)).toBe(normalised(sample.transcript.replaceAll("^C", "")));
+      expect(normalised(shown), command).toBe(normalised(sample.transcript.replaceAll("^C", "")));
       expect(code).toBe(exitCodeFor("aborted", CLI.exitCodes));
-    },
-  );
+    }
+  });
 
   it("quotes the lines s03 prints for an endpoint that is not a stream, or a silent one", async () => {
     const lines = codeFences(text, "text")

@@ -6,32 +6,28 @@
  * code's, the build exercise's stub is the manifest's, the options page is linked, and every
  * sample run is the output of that command run again offline, after the text's own reset.
  */
-import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { exitCodeFor, REPO_ROOT, runChapterCli, usage } from "@harness/cli";
+import { exitCodeFor, REPO_ROOT, usage } from "@harness/cli";
 import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
 import { reply, textReply, toolUse } from "@harness/scripted-model";
 import { historyProblems } from "@harness/shared";
 import {
-  type ChapterMain,
   chapterTextSuite,
   codeFences,
-  commandWords,
   containsRun,
-  mainOfScript,
   normalisedLines,
-  runInProcess,
+  runSamplesInOrder,
+  shellBlocks,
 } from "@harness/testkit";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { chapter as s03Chapter } from "../../s03-streaming/src/main.ts";
 import { secretsOf } from "../src/flags.ts";
 import { projectSlug } from "../src/harness-data-dir.ts";
-import { chapter, main } from "../src/main.ts";
+import { chapter } from "../src/main.ts";
 import { redactLine } from "../src/redact.ts";
 import { isValidTraceId, TRACE_FORMAT } from "../src/trace-record.ts";
 import { traceDir } from "../src/trace-writer.ts";
-import { runTraceCli } from "../src/viewer/trace-cli.ts";
 import { exercises } from "./exercises.ts";
 import { scriptedTrace } from "./scripted-trace.ts";
 
@@ -43,13 +39,6 @@ const S03_LOOP = join(REPO, "s03-streaming", "src", "agent-loop.ts");
 const S04_LOOP = join(SRC, "agent-loop.ts");
 
 const text = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
-const SCRIPTS = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).scripts as Record<string, string>;
-/** The programs whose samples run in this process (`mainOfScript` checks the script runs that file). */
-const MAINS: Record<string, ChapterMain> = {
-  "s03-streaming/src/main.ts": (argv, io) => runChapterCli(s03Chapter, argv, io),
-  "s04-tracing/src/main.ts": main,
-  "s04-tracing/src/viewer/trace-cli.ts": async (argv, io) => runTraceCli(argv, io),
-};
 
 /** Every key path of a JSON value, arrays read through their first element. */
 function keyPaths(value: unknown, prefix = ""): string[] {
@@ -175,34 +164,37 @@ describe.each(READMES)("%s", (name) => {
 });
 
 /**
- * The sample runs: a ```sh block holding one `pnpm s03 ...`, `pnpm s04 ...` or `pnpm trace ...`
- * command, followed by a ```text or ```json block, is that command's output. They are run again
- * offline, in order (the tracer reads what the runs before it wrote), in a fresh copy of the
- * sample directory the text's setup block makes, with a harness home of their own. What is
- * normalised: the directory's path (the copy's has the same length, as the scripted model
- * estimates tokens from the request's size and the system prompt names the directory) and its
- * project name, the harness home (shown as ~/.harness), clock times, dates and durations. The
- * json sample is the messages of the request `--request N` prints.
+ * The sample runs, through testkit's `runSamplesInOrder` as a reader runs them: the problem's setup
+ * block, s03's run, Try it's reset, then every `pnpm s04 ...` and `pnpm trace ...` command, in the
+ * text's order (the tracer reads what the runs before it wrote), from the repository root, in one
+ * copy of the sample directory and one harness home. A ```text block after a command is its stdout;
+ * the ```json block is the messages of the request `--request N` prints. What is normalised: the
+ * directory's path (the copy's has the same length, as the scripted model estimates tokens from the
+ * request's size and the system prompt names the directory) and its project, the harness home
+ * (shown as ~/.harness), clock times, dates and durations.
  */
 describe("the sample runs in README.md", () => {
   const markdown = text("README.md");
   const SAMPLE_DIR = "/tmp/s04-sample";
-  const setup = codeFences(markdown, "sh").find((block) => block.startsWith(`mkdir -p ${SAMPLE_DIR}\n`));
+  const blocks = shellBlocks(markdown);
+  const setup = blocks.find(({ command }) => command.startsWith(`mkdir -p ${SAMPLE_DIR}\n`));
   /** Try it's reset: the sample directory made again, and its project's traces removed. */
-  const reset = codeFences(markdown, "sh").find((block) => block.startsWith("rm -rf ~/.harness/projects/"));
-  const samples = [
-    ...markdown.matchAll(
-      /^```sh\n(pnpm (?:s0\d|trace) [^\n]*)\n```\n\n(?:(?!```)[\s\S])*?```(text|json)\n([\s\S]*?)^```$/gm,
-    ),
-  ].map(([, command, lang, output]) => ({ command, lang, output }));
-  const dir = mkdtempSync("/tmp/s04-");
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const reset = blocks.find(({ command }) => command.startsWith("rm -rf ~/.harness/projects/"));
+  const samples = blocks.filter(
+    (block) => block === setup || block === reset || /^pnpm (?:s0\d|trace) [^\n]*$/.test(block.command),
+  );
+  const request = samples.find(({ command }) => command.includes(" --request "));
+  /** The messages of the request `--request N` prints: the ```json block after its command. */
+  const after = `${request?.command}\n\`\`\`\n`;
+  const messages = codeFences(markdown.slice(markdown.indexOf(after) + after.length), "json")[0];
 
   it("has a setup block, a reset that ends with it, and the samples: s03's blind spot, then s04's trace read back", () => {
     expect(setup).toBeDefined();
-    expect(reset).toBe(`rm -rf ~/.harness/projects/${projectSlug(SAMPLE_DIR)}\n${setup}`);
-    expect(samples.map((s) => s.command.split(" ").slice(1, 3).join(" "))).toEqual([
+    expect(reset?.command).toBe(`rm -rf ~/.harness/projects/${projectSlug(SAMPLE_DIR)}\n${setup?.command}`);
+    expect(samples.map((s) => s.command.split(/\s/).slice(1, 3).join(" "))).toEqual([
+      `-p ${SAMPLE_DIR}`,
       "s03 --cwd",
+      `-rf ~/.harness/projects/${projectSlug(SAMPLE_DIR)}`,
       "s04 --trace=turn2",
       "trace show",
       "trace show",
@@ -210,70 +202,22 @@ describe("the sample runs in README.md", () => {
     ]);
   });
 
-  it("shows what each command prints", { timeout: 120_000 }, async () => {
-    expect(dir.length).toBe(SAMPLE_DIR.length);
-    const home = join(dir, ".home");
-    // the reset (which makes the directory as the setup does), run where this test plays: its home, its directory
-    const script = (reset ?? "")
-      .replace(`~/.harness/projects/${projectSlug(SAMPLE_DIR)}`, join(home, "projects", projectSlug(dir)))
-      .replaceAll(SAMPLE_DIR, dir);
-    const made = spawnSync("sh", ["-c", script], { encoding: "utf8" });
-    expect(made.status, made.stderr).toBe(0);
-    for (const { command, lang, output } of samples) {
-      const [, chapter, ...rest] = commandWords(command);
-      const stdout = await run(
-        SCRIPTS[chapter],
-        rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir)),
-        home,
-      );
-      if (lang === "json") {
-        expect(JSON.parse(output), command).toEqual(JSON.parse(stdout.replaceAll(dir, SAMPLE_DIR)).messages);
-        continue;
-      }
-      const normal = (out: string) =>
-        out
-          .replaceAll(home, "~/.harness")
-          .replaceAll(projectSlug(dir), projectSlug(SAMPLE_DIR))
-          .replaceAll(dir, SAMPLE_DIR)
+  it("shows what each command prints, run in order in one directory and one home", { timeout: 120_000 }, () => {
+    const runs = runSamplesInOrder({ samples, sampleDir: SAMPLE_DIR, setup: "", repoRoot: REPO, projectSlug });
+    const normal = (lines: string[]) =>
+      lines.map((line) =>
+        line
           .replace(/\d\d:\d\d:\d\d\.\d{3}/g, "HH:MM:SS.mmm")
           .replace(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/g, "YYYY-MM-DD HH:MM:SS")
-          .replace(/\d+ ms/g, "N ms");
-      expect(normal(stdout), command).toBe(normal(output));
+          .replace(/\d+ ms/g, "N ms"),
+      );
+    for (const run of runs) {
+      expect(run.status, `${run.command}\n${run.stderr}`).toBe(0);
+      if (run.command === request?.command) {
+        expect(JSON.parse(messages), run.command).toEqual(JSON.parse(run.printed.join("\n")).messages);
+        continue;
+      }
+      expect(normal(run.printed), run.command).toEqual(normal(run.shown));
     }
   });
 });
-
-/**
- * Run a root package.json script with `args` from the repository root, with no key, no endpoint
- * and the harness home given: in this process when MAINS has what it runs, else in a child; its stdout.
- */
-async function run(script: string, args: string[], home: string): Promise<string> {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !/^(ANTHROPIC_|MODEL_ID$|INIT_CWD$|DEBUG$|HARNESS_TRACE_DIR$)/.test(name),
-    ),
-  );
-  const here = mainOfScript(script, MAINS);
-  if (here) {
-    const ran = await runInProcess(here, args, { ...env, NO_COLOR: "1", HARNESS_HOME: home });
-    if (ran.code !== 0) throw new Error(`exit ${ran.code}: ${ran.stderr}`);
-    return ran.stdout;
-  }
-  const [program, ...scriptArgs] = script.split(" ");
-  const child = spawn(program, [...scriptArgs, ...args], {
-    cwd: REPO,
-    env: { ...env, NO_COLOR: "1", HARNESS_HOME: home },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) =>
-    child.on("close", (code) => (code === 0 ? resolve(stdout) : reject(new Error(`exit ${code}: ${stderr}`)))),
-  );
-}

@@ -13,6 +13,7 @@
  *                             against Read deny and ask rules (a program may read what it is
  *                             given); `< file` against Read rules; `> file` as an edit of that
  *                             file (Edit and Write rules, and the mode's view of edits)
+ *     mcp__SERVER__TOOL       an MCP server's tool (s14): the rules naming its server or it
  *
  * Left out: asking. `ask` is a decision; showing the question and remembering the answer belong
  * to the loop that calls this.
@@ -24,6 +25,7 @@ import { type AccessKind, modeBaseline, type PermissionMode, PLANNING } from "./
 import { DEFAULT_SOURCE } from "./rules/default-denies.ts";
 import type { PermissionSettings, SourcedRule } from "./rules/load-settings.ts";
 import { isEditableInside, pathForms, pathMatches } from "./rules/match-path.ts";
+import { MCP_PREFIX } from "./rules/parse-rule.ts";
 import { type CourseToolName, EDIT_TOOLS, RULE_TOOLS } from "./rules/rule-tools.ts";
 import { commandMatches } from "./shell/match-command.ts";
 import { expandWord, namedFiles, type ResolvedPath } from "./shell/named-files.ts";
@@ -63,9 +65,13 @@ export function decide(call: ToolCall, settings: PermissionSettings, mode: Permi
       if (path === null) return fromParts([baselinePart(mode, kind, false, `${tool} without a path`)], "");
       return fromParts([decidePathPart(tool, kind, path, settings, mode, cwd, false)], "");
     }
-    default:
-      // a tool no rule can name: the mode decides, and dispatch answers a name it does not know
+    default: {
+      // an MCP server's tool (s14): its rules by server and name, deny beats ask beats allow
+      const named = call.name.startsWith(MCP_PREFIX) ? mcpRuleFor(call.name, settings) : undefined;
+      if (named) return fromParts([rulePart(named.behavior, named, `the tool ${call.name}`)], "");
+      // a tool no rule names: the mode decides, and dispatch answers a name it does not know
       return fromParts([baselinePart(mode, "run", false, `the tool ${call.name}`)], "");
+    }
   }
 }
 
@@ -213,6 +219,21 @@ function decidePathPart(
   return baselinePart(mode, kind, isEditableInside(forms, cwd), subject);
 }
 
+/** The strongest rule naming the MCP tool `name` (`mcp__SERVER__TOOL`): its server's, or its own. */
+function mcpRuleFor(name: string, settings: PermissionSettings): SourcedRule | undefined {
+  const names = (r: SourcedRule) =>
+    r.rule.specifier.kind === "mcp" &&
+    (name === `${MCP_PREFIX}${r.rule.specifier.server}` ||
+      (name.startsWith(`${MCP_PREFIX}${r.rule.specifier.server}__`) &&
+        (r.rule.specifier.tool === undefined ||
+          name === `${MCP_PREFIX}${r.rule.specifier.server}__${r.rule.specifier.tool}`)));
+  for (const behavior of ["deny", "ask", "allow"] as const) {
+    const rule = settings.rules.find((r) => r.behavior === behavior && names(r));
+    if (rule) return rule;
+  }
+  return undefined;
+}
+
 /** The first rule of `behavior` that covers `tool` and names one of `forms`. */
 function firstPathRule(
   settings: PermissionSettings,
@@ -224,6 +245,7 @@ function firstPathRule(
   return settings.rules.find(
     (r) =>
       r.behavior === behavior &&
+      r.rule.tool !== "mcp" &&
       RULE_TOOLS[r.rule.tool].includes(tool) &&
       r.rule.tool !== "Bash" &&
       (r.rule.specifier.kind === "any" ||

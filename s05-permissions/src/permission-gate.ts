@@ -71,7 +71,7 @@ export function permissionGate(options: PermissionGateOptions): CallRunner {
     const allowed = () => run(tools, call, { ...context, canRead });
     if (!canRun(tools, call)) return allowed();
 
-    await shellParserReady(); // the grammar loads as the harness starts, not before its first request
+    await shellParserReady();
     const decision = decide(call, settings, mode, context.cwd);
     if (decision.behavior === "allow") return allowed();
     if (decision.behavior === "deny") return refusal("denied", decision.reason);

@@ -33,6 +33,23 @@ describe("decide: rules", () => {
     });
   });
 
+  it("decides an MCP tool (s14) by its server's rules and its own, deny beating ask beating allow", () => {
+    const { cwd, settings } = settingsFor({ allow: ["mcp__files"], ask: ["mcp__files__write"], deny: ["mcp__web__*"] });
+    expect(decide(tool("mcp__files__read", {}), settings, "default", cwd)).toMatchObject({
+      behavior: "allow",
+      rule: "mcp__files",
+    });
+    expect(decide(tool("mcp__files__write", {}), settings, "default", cwd)).toMatchObject({
+      behavior: "ask",
+      rule: "mcp__files__write",
+    });
+    expect(decide(tool("mcp__web__fetch", {}), settings, "bypassPermissions", cwd).behavior).toBe("deny");
+    expect(decide(tool("mcp__filesystem__read", {}), settings, "default", cwd)).toMatchObject({
+      behavior: "ask",
+      reason: "asks (in default mode a command asks): the tool mcp__filesystem__read", // not mcp__files: a server by its whole name
+    });
+  });
+
   it("allows a line only when every simple command in it is allowed", () => {
     const { cwd, settings } = settingsFor({ allow: ["Bash(git diff:*)", "Bash(wc:*)"] });
     const allowed = decide(bash("git diff | wc -l"), settings, "default", cwd);

@@ -7,6 +7,21 @@ describe("parseRule", () => {
     expect(parseRule("Bash(*)")).toMatchObject({ specifier: { kind: "any" } });
   });
 
+  it("reads an MCP rule (s14) as a server's tools, or one of them, in Claude Code's form", () => {
+    expect(parseRule("mcp__files")).toEqual({
+      text: "mcp__files",
+      tool: "mcp",
+      specifier: { kind: "mcp", server: "files" },
+    });
+    expect(parseRule("mcp__files__*")).toMatchObject({ specifier: { kind: "mcp", server: "files", tool: undefined } });
+    expect(parseRule("mcp__my_files__read_text")).toMatchObject({
+      specifier: { kind: "mcp", server: "my_files", tool: "read_text" },
+    });
+    expect(parseRule("mcp__files(x)")).toMatchObject({ error: expect.stringMatching(/no parentheses/) });
+    expect(parseRule("mcp__everything__get-tiny-image")).toMatchObject({ specifier: { tool: "get-tiny-image" } });
+    expect(parseRule("mcp__")).toMatchObject({ error: expect.stringMatching(/no server/) });
+  });
+
   it("reads Bash specifiers as exact, prefix or wildcard, words one space apart", () => {
     expect(parseRule("Bash(npm test)")).toMatchObject({ specifier: { match: "exact", pattern: "npm test" } });
     expect(parseRule("Bash(git  diff:*)")).toMatchObject({ specifier: { match: "prefix", pattern: "git diff" } });

@@ -3,9 +3,8 @@
  * sources, the whole loop the source's, the diff of s04's loop against this one real and whole,
  * the help and the exit table the CLI's, the same code in both languages); then this chapter's
  * own: the tables are what the code does, the boundary table is the test's, and every sample run
- * is that command run again offline.
+ * is that command run again offline, in the text's order.
  */
-import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { exitCodeFor, usage } from "@harness/cli";
@@ -15,9 +14,9 @@ import {
   commandWords,
   fakeTerminal,
   proseOf,
-  runSampleScript,
+  runSamplesInOrder,
   sampleDirs,
-  sampleRuns,
+  shellBlocks,
   until,
 } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
@@ -137,37 +136,57 @@ describe.each(READMES)("%s", (name) => {
 });
 
 /**
- * The sample runs, each in a fresh copy of the sample directory the text's setup block makes (its
- * path the same length, as the scripted model estimates tokens from the request's size and the
- * system prompt names the directory). A ```sh block holding one `pnpm sNN ...` command followed by
- * a ```text block that starts with `[turn 1]` is that command's stdout; the REPL session is typed
- * on a fake terminal; the settings error is its block run by sh.
+ * The sample runs, through testkit's `runSamplesInOrder` as a reader runs them: the setup block,
+ * s04's two runs, Try it's line that puts `build/` back, then s05's runs and the settings file that
+ * does not parse, in the text's order, from the repository root, in one copy of the sample
+ * directory (its path the same length, as the scripted model estimates tokens from the request's
+ * size and the system prompt names the directory) and one home. A ```text block after a command is
+ * its stdout, or for the settings block its stderr. The REPL session of always is typed on a fake
+ * terminal in a copy of its own.
  */
 describe("the sample runs in README.md", () => {
   const text = readme("README.md");
   const SAMPLE_DIR = "/tmp/s05-sample";
-  const setup = codeFences(text, "sh").find((block) => block.startsWith(`mkdir -p ${SAMPLE_DIR}/build\n`)) ?? "";
-  const samples = sampleRuns(text);
-  const scripts = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).scripts as Record<string, string>;
-  const sampleDir = sampleDirs(SAMPLE_DIR, setup);
+  const blocks = shellBlocks(text);
+  const setup = blocks.find(({ command }) => command.startsWith(`mkdir -p ${SAMPLE_DIR}/build\n`));
+  const settings = blocks.find(({ command }) => command.startsWith(`mkdir -p ${SAMPLE_DIR}/.harness\n`));
+  const samples = blocks.filter(
+    (block) =>
+      block === setup ||
+      block === settings ||
+      (!block.command.includes("pnpm ") && block.command.startsWith(`mkdir -p ${SAMPLE_DIR}/build `)) ||
+      /^pnpm s\d\d --offline [^\n]*"[^\n]*$/.test(block.command),
+  );
+  const sampleDir = sampleDirs(SAMPLE_DIR, setup?.command ?? "");
 
-  it("has a setup block and the samples: s04's two failures, then s05's runs", () => {
-    expect(setup).not.toBe("");
-    expect(samples.map((s) => s.command.split(" ")[1])).toEqual(["s04", "s04", "s05", "s05", "s05", "s05"]);
+  it("has a setup block and the samples: s04's two failures, the build put back, then s05's runs", () => {
+    expect(samples[0]).toBe(setup);
+    expect(samples.at(-1)).toBe(settings);
+    expect(samples.slice(1, -1).map((s) => s.command.split(" ")[1])).toEqual([
+      "s04",
+      "s04",
+      "-p",
+      "s05",
+      "s05",
+      "s05",
+      "s05",
+    ]);
   });
 
-  it.each(samples)("shows what `$command` prints", { timeout: 60_000 }, async ({ command, output }) => {
-    const dir = sampleDir();
-    const [, chapter, ...rest] = commandWords(command.replace(/ < \/dev\/null$/, ""));
-    const args = rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir));
-    const { code, stdout, stderr } = await runSampleScript(scripts[chapter], args, {
-      "s05-permissions/src/main.ts": main,
-    });
-    expect(code, stderr).toBe(0);
-    expect(stdout.replaceAll(dir, SAMPLE_DIR)).toBe(output);
+  it("shows what each prints, run in order in one directory and one home", { timeout: 120_000 }, () => {
+    const runs = runSamplesInOrder({ samples, sampleDir: SAMPLE_DIR, setup: "", repoRoot: REPO });
     // the question no one could answer, shown after the first run of s05
-    const asked = codeFences(text, "text").find((block) => block.startsWith("s05: no terminal to ask"));
-    if (command.endsWith("< /dev/null")) expect(stderr).toContain(asked);
+    const asked = codeFences(text, "text").find((block) => block.startsWith("s05: no terminal to ask")) ?? "";
+    for (const run of runs) {
+      expect(run.status, `${run.command}\n${run.stderr}`).toBe(0);
+      if (run.command === settings?.command) {
+        expect(run.stderr).toBe(run.shown.join("\n"));
+        expect(run.printed).toEqual([""]);
+        continue;
+      }
+      expect(run.printed, run.command).toEqual(run.shown);
+      if (run.command.endsWith("< /dev/null")) expect(run.stderr).toContain(asked);
+    }
   });
 
   it("shows the REPL session of always as typed on a terminal, and the rules it saved", {
@@ -208,25 +227,4 @@ describe("the sample runs in README.md", () => {
       JSON.parse(saved ?? ""),
     );
   });
-
-  it("shows the one line a settings file that does not parse gives", { timeout: 60_000 }, async () => {
-    const dir = sampleDir();
-    const block = codeFences(text, "sh").find((b) => b.startsWith(`mkdir -p ${SAMPLE_DIR}/.harness\n`)) ?? "";
-    const shown = codeFences(text, "text").find((b) => b.startsWith("s05: error: .harness/settings.json"));
-    const ran = spawnSync("sh", ["-c", block.replaceAll(SAMPLE_DIR, dir).replace(/^pnpm s05/m, scripts.s05)], {
-      cwd: REPO,
-      encoding: "utf8",
-      env: cleanEnv(dir),
-    });
-    expect(ran.stderr).toBe(shown);
-    expect(ran.stdout).toBe("");
-  });
 });
-
-/** The environment without the shell's key, endpoint and model, with a home of its own. */
-function cleanEnv(home: string): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(ANTHROPIC_|HARNESS_|MODEL_ID$|INIT_CWD$|DEBUG$)/.test(name)),
-  );
-  return { ...env, NO_COLOR: "1", HARNESS_HOME: join(home, ".home") };
-}

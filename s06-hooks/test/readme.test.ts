@@ -3,19 +3,18 @@
  * whole loop the source's, the diff of s05's loop against this one real and whole, the help and
  * the exit table what the CLI declares, the same code in both languages); then this chapter's
  * own: the settings example loads, the names and numbers it states are the code's, and every
- * sample run is that command run again offline.
+ * sample run is that command run again offline, in the text's order.
  */
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exitCodeFor, REPO_ROOT, usage } from "@harness/cli";
 import { TRACE_FLAGS } from "@harness/s04-tracing";
 import { CLAUDE_CODE_TOOL_NAMES, PERMISSION_FLAGS, PROJECT_SETTINGS, TRUST_FILE } from "@harness/s05-permissions";
-import { chapterTextSuite, codeFences, commandWords, runSampleScript, sampleDirs, sampleRuns } from "@harness/testkit";
+import { chapterTextSuite, codeFences, runSamplesInOrder, shellBlocks } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
-import { chapter as s05Chapter, main as s05Main } from "../../s05-permissions/src/main.ts";
-import { chapter, main } from "../src/main.ts";
+import { chapter as s05Chapter } from "../../s05-permissions/src/main.ts";
+import { chapter } from "../src/main.ts";
 import { HOOK_EVENTS } from "../src/runner/hook-input.ts";
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, loadHooks } from "../src/runner/load-hooks.ts";
 
@@ -24,9 +23,6 @@ const READMES = ["README.md", "README.zh.md"] as const;
 const S05_LOOP = join(REPO_ROOT, "s05-permissions", "src", "agent-loop.ts");
 const S06_LOOP = join(CHAPTER, "src", "agent-loop.ts");
 const text = (name: string) => readFileSync(join(CHAPTER, name), "utf8");
-const file = (path: string) => readFileSync(path, "utf8");
-/** The CLIs whose samples run in this process (each script checked to run that folder's main.ts). */
-const MAINS = { "s05-permissions/src/main.ts": s05Main, "s06-hooks/src/main.ts": main };
 
 /** Where each text states the code's default timeout, in its own words. */
 const TIMEOUT: Record<string, string> = {
@@ -86,37 +82,38 @@ describe.each(READMES)("%s", (name) => {
 });
 
 /**
- * The sample runs, each in a fresh copy of the sample directory the problem's setup block makes
- * (its path the same length, as the scripted model estimates tokens from the request's size and
- * the system prompt names the directory). A ```sh block holding one `pnpm sNN ...` command
- * followed by a ```text block that starts with `[turn 1]` is that command's stdout.
+ * The sample runs, through testkit's `runSamplesInOrder` as a reader runs them: every ```sh block
+ * of the text (the problem's setup, s05's edit, the failing test, Try it's line that puts add.js
+ * back, a sample per example hook), in its order, from the repository root, in one copy of the
+ * sample directory (its path the same length, as the scripted model estimates tokens from the
+ * request's size and the system prompt names the directory) and one home. A ```text block after a
+ * command is its stdout.
  */
 describe("the sample runs in README.md", () => {
   const markdown = text("README.md");
   const SAMPLE_DIR = "/tmp/s06-sample";
-  const setup = codeFences(markdown, "sh").find((block) => block.startsWith(`mkdir -p ${SAMPLE_DIR}/`)) ?? "";
-  const samples = sampleRuns(markdown);
-  const scripts = JSON.parse(file(join(REPO_ROOT, "package.json"))).scripts as Record<string, string>;
-  const sampleDir = sampleDirs(SAMPLE_DIR, setup);
+  const samples = shellBlocks(markdown);
 
-  it("has a setup block and the samples: s05 missing the failing test, then a sample per example hook", () => {
-    expect(setup).not.toBe("");
-    expect(samples.map((s) => s.command.split(" ")[1])).toEqual(["s05", "s06", "s06", "s06"]);
+  it("has a setup block and the samples: s05 missing the failing test, the reset, then a sample per example hook", () => {
+    expect(samples[0].command).toMatch(new RegExp(`^mkdir -p ${SAMPLE_DIR}/`));
+    expect(samples.map((s) => s.command.split(" ")[1])).toEqual([
+      "-p",
+      "s05",
+      `${SAMPLE_DIR}/test.js`,
+      "'module.exports",
+      "s06",
+      "s06",
+      "s06",
+    ]);
   });
 
-  it.each(samples)("shows what `$command` prints", { timeout: 60_000 }, async ({ command, output }) => {
-    const dir = sampleDir();
-    const [, chapter, ...rest] = commandWords(command);
-    const args = rest.map((arg) => arg.replaceAll(SAMPLE_DIR, dir));
-    const { code, stdout, stderr } = await runSampleScript(scripts[chapter], args, MAINS);
-    expect(code, stderr).toBe(0);
-    expect(stdout.replaceAll(dir, SAMPLE_DIR)).toBe(output);
-    if (chapter !== "s05") return;
-    // the problem: the answer stands, and the test it broke fails
-    const [check] = codeFences(markdown, "sh").filter((block) => block === `node ${SAMPLE_DIR}/test.js\n`);
-    const shown = codeFences(markdown, "text").find((block) => block.startsWith("FAIL "));
-    const tested = spawnSync("sh", ["-c", check.replaceAll(SAMPLE_DIR, dir)], { encoding: "utf8" });
-    expect(tested.status).toBe(1);
-    expect(tested.stdout).toBe(shown);
+  it("shows what each prints, run in order in one directory and one home", { timeout: 120_000 }, () => {
+    const runs = runSamplesInOrder({ samples, sampleDir: SAMPLE_DIR, setup: "", repoRoot: REPO_ROOT });
+    for (const run of runs) {
+      expect(run.printed, run.command).toEqual(run.shown);
+      // the problem: the answer stood, and the test it broke fails
+      const status = run.command.startsWith("node ") ? 1 : 0;
+      expect(run.status, `${run.command}\n${run.stderr}`).toBe(status);
+    }
   });
 });

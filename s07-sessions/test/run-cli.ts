@@ -9,7 +9,7 @@ import { cleanUpAfter, type RunningCli, until } from "@harness/testkit";
 import { sessionsDir } from "../src/store/sessions-dir.ts";
 
 /** Kill a whole process group, if it still runs. */
-export function killGroup(pgid: number | undefined): void {
+function killGroup(pgid: number | undefined): void {
   try {
     if (pgid) process.kill(-pgid, "SIGKILL");
   } catch {} // already gone
@@ -32,7 +32,7 @@ export function onlyTranscript(cwd: string, env: NodeJS.ProcessEnv): string {
 }
 
 /** The processes running now (zombies left out). */
-export function processes(): Array<{ pid: number; ppid: number; pgid: number; args: string }> {
+function processes(): Array<{ pid: number; ppid: number; pgid: number; args: string }> {
   const out = execFileSync("ps", ["-A", "-o", "pid=,ppid=,pgid=,stat=,args="], { encoding: "utf8" });
   return out
     .split("\n")

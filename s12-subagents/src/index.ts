@@ -4,6 +4,7 @@ export * from "./children/sidechain.ts";
 export * from "./children/slots.ts";
 export * from "./children/subagent-lines.ts";
 export * from "./children/subagent-stop.ts";
+export * from "./flags.ts";
 export * from "./subagents.ts";
 export * from "./task/task-input.ts";
 export * from "./token-budget.ts";

@@ -7,7 +7,7 @@
  * which prompts it knows, and how to use a real model.
  *
  * Each chapter's rules live in brain/ (s01-rules.ts, s02-rules.ts, s05-rules.ts, s06-rules.ts,
- * s07-rules.ts, s11-rules.ts, s12-rules.ts), s08's in compaction/context-rules.ts; this file tries them
+ * s07-rules.ts, s11-rules.ts, s12-rules.ts, s13-rules.ts, s14-rules.ts), s08's in compaction/context-rules.ts; this file tries them
  * in order.
  */
 import type { MessageCreateParams } from "@anthropic-ai/sdk/resources/messages";
@@ -19,6 +19,8 @@ import { S06_RULES } from "./brain/s06-rules.ts";
 import { S07_RULES } from "./brain/s07-rules.ts";
 import { S11_RULES } from "./brain/s11-rules.ts";
 import { S12_RULES } from "./brain/s12-rules.ts";
+import { S13_RULES } from "./brain/s13-rules.ts";
+import { S14_RULES } from "./brain/s14-rules.ts";
 import { CONTEXT_RULES } from "./compaction/context-rules.ts";
 import { type ScriptedReply, textReply } from "./script.ts";
 import type { ScriptedApi } from "./scripted-model.ts";
@@ -57,4 +59,6 @@ export const DEMO_RULES: DemoRule[] = [
   ...CONTEXT_RULES,
   ...S11_RULES,
   ...S12_RULES,
+  ...S13_RULES,
+  ...S14_RULES,
 ];

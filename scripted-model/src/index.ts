@@ -7,6 +7,8 @@ export * from "./brain/s06-rules.ts";
 export * from "./brain/s07-rules.ts";
 export * from "./brain/s11-rules.ts";
 export * from "./brain/s12-rules.ts";
+export * from "./brain/s13-rules.ts";
+export * from "./brain/s14-rules.ts";
 export * from "./caching/cache-prefix.ts";
 export * from "./caching/prompt-cache.ts";
 export * from "./compaction/context-management.ts";

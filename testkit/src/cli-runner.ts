@@ -191,49 +191,6 @@ export async function until(what: string, condition: () => boolean): Promise<voi
 }
 
 /**
- * Run a sample's command from the repository root as a reader would, with no terminal, without the
- * shell's key, endpoint and model, and with a harness home of its own (removed after).
- * Contract: never rejects; the exit status says how it ended.
- */
-export function runSample(program: string, args: string[]): Promise<CliRun> {
-  const home = mkdtempSync(join(tmpdir(), "sample-home-"));
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(ANTHROPIC_|HARNESS_|MODEL_ID$|INIT_CWD$|DEBUG$)/.test(name)),
-  );
-  const child = spawn(program, args, {
-    cwd: REPO_ROOT,
-    env: { ...env, NO_COLOR: "1", HARNESS_HOME: home },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve) => {
-    const done = (code: number | null) => {
-      rmSync(home, { recursive: true, force: true });
-      resolve({ code, stdout, stderr });
-    };
-    child.on("error", (error) => {
-      stderr += String(error);
-      done(null);
-    });
-    child.on("close", done);
-  });
-}
-
-/** The sample runs a text shows: a ```sh block holding one `pnpm sNN ...` line, then a ```text block starting `[turn 1]` (its stdout). */
-export function sampleRuns(markdown: string): { command: string; output: string }[] {
-  return [...markdown.matchAll(/^```sh\n(pnpm s\d\d [^\n]*)\n```\n\n```text\n(\[turn 1\][\s\S]*?)^```$/gm)].map(
-    ([, command, output]) => ({ command, output }),
-  );
-}
-
-/**
  * Fresh copies of a text's sample directory (`/tmp/s05-sample`), made by its `setup` shell block run
  * from the repository root, the path replaced. Each path has the sample's length: the scripted
  * model estimates tokens from a request's size, and the system prompt names the directory. Call it

@@ -8,11 +8,8 @@
  * and the hooks' environment, the secrets a trace redacts, the harness home), so while a run
  * lasts `process.env` is the run's environment, as it would be in a child: one run at a time.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { type CliIo, type CliRun, REPO_ROOT, runSample } from "./cli-runner.ts";
+import { type CliIo, type CliRun, REPO_ROOT } from "./cli-runner.ts";
 
 /** A chapter's `main` (s05 on): run the CLI on `argv` with these streams, resolve with its exit status. */
 export type ChapterMain = (argv: string[], io: CliIo) => Promise<number>;
@@ -60,44 +57,6 @@ export async function runInProcess(
     replaceProcessEnv(saved);
     running = false;
   }
-}
-
-/**
- * `runSample` in this process: `main` on `argv`, from the repository root, without the shell's
- * key, endpoint and model, with a harness home of its own (removed after). For a text's sample of
- * `pnpm sNN ...` whose script runs the chapter's `main.ts` (the test checks the script).
- */
-export async function runSampleInProcess(main: ChapterMain, argv: string[]): Promise<CliRun> {
-  const home = mkdtempSync(join(tmpdir(), "sample-home-"));
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(ANTHROPIC_|HARNESS_|MODEL_ID$|INIT_CWD$|DEBUG$)/.test(name)),
-  );
-  try {
-    return await runInProcess(main, argv, { ...env, NO_COLOR: "1", HARNESS_HOME: home });
-  } finally {
-    rmSync(home, { recursive: true, force: true });
-  }
-}
-
-/**
- * The `main` a root package.json script runs, when it is `node --import tsx <path>` and `mains`
- * has that path (`{ "s05-permissions/src/main.ts": main }`); undefined for any other script.
- */
-export function mainOfScript(script: string, mains: Record<string, ChapterMain>): ChapterMain | undefined {
-  const path = /^node --import tsx (\S+\.ts)$/.exec(script)?.[1];
-  return path === undefined ? undefined : mains[path];
-}
-
-/**
- * Run a sample's root package.json `script` (`pnpm sNN`'s) with `args` as `runSample` runs it:
- * in this process when `mains` has the `main` the script runs (`mainOfScript`), else in a child.
- * Contract: never rejects for a child; in this process, rejects only as `runInProcess` does.
- */
-export function runSampleScript(script: string, args: string[], mains: Record<string, ChapterMain>): Promise<CliRun> {
-  const main = mainOfScript(script, mains);
-  if (main) return runSampleInProcess(main, args);
-  const [program, ...scriptArgs] = script.split(" ");
-  return runSample(program, [...scriptArgs, ...args]);
 }
 
 /** Make `process.env` hold exactly `env`, in place (the object others hold stays the same). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cliRunner, REPO_ROOT } from "../src/cli-runner.ts";
-import { type ChapterMain, runInProcess, runSampleInProcess, runSampleScript } from "../src/run-in-process.ts";
+import { type ChapterMain, runInProcess } from "../src/run-in-process.ts";
 
 /** A main that echoes its input, its arguments and what it reads from process.env and its io. */
 const echo: ChapterMain = async (argv, io) => {
@@ -57,31 +57,7 @@ describe("runInProcess", () => {
   });
 });
 
-describe("runSampleInProcess and runHere", () => {
-  it("runs a sample without the shell's key, a harness home of its own", async () => {
-    const saved = process.env.ANTHROPIC_API_KEY;
-    process.env.ANTHROPIC_API_KEY = "sk-from-the-shell";
-    try {
-      const reads: ChapterMain = async (_argv, io) => {
-        io.stdout.write(`${process.env.ANTHROPIC_API_KEY ?? "none"} ${io.env.HARNESS_HOME} ${io.env.NO_COLOR}\n`);
-        return 0;
-      };
-      const run = await runSampleInProcess(reads, []);
-      expect(run.stdout).toMatch(/^none \/\S+\/sample-home-\w+ 1\n$/);
-    } finally {
-      if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
-      else process.env.ANTHROPIC_API_KEY = saved;
-    }
-  });
-
-  it("runs a chapter's script here when it has the chapter's main, any other in a child", async () => {
-    const script = "node --import tsx s05-permissions/src/main.ts";
-    const here = await runSampleScript(script, ["x"], { "s05-permissions/src/main.ts": echo });
-    expect(here).toMatchObject({ code: 3, stdout: "argv x; input ; tty false\n" });
-    const child = await runSampleScript("node --version", [], { "s05-permissions/src/main.ts": echo });
-    expect(child).toEqual({ code: 0, stdout: `${process.version}\n`, stderr: "" });
-  });
-
+describe("runHere", () => {
   it("runs the runner's main here, in a clean environment, and says so when it was given none", async () => {
     const run = await withMain.runHere(["--help"]);
     expect(run.code).toBe(3);

@@ -14,7 +14,7 @@ import { decide } from "../decide.ts";
 import type { PermissionMode } from "../permission-mode.ts";
 import { splitCommand } from "../shell/split-command.ts";
 import type { PermissionSettings, SourcedRule } from "./load-settings.ts";
-import { isRuleSyntaxError, type PermissionRule, parseRule } from "./parse-rule.ts";
+import { isRuleSyntaxError, MCP_PREFIX, type PermissionRule, parseRule } from "./parse-rule.ts";
 
 /** The source of a rule that an "always" answer added. */
 export const SESSION_SOURCE = "this session";
@@ -76,7 +76,7 @@ function candidateRules(call: ToolCall, cwd: string): string[] {
     case "write_file":
       return typeof input.path === "string" ? [editRule(input.path, cwd)] : [];
     default:
-      return [];
+      return call.name.startsWith(MCP_PREFIX) ? [call.name] : []; // an MCP tool (s14): its own name
   }
 }
 

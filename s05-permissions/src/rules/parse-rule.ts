@@ -10,7 +10,10 @@
  *     Edit(/docs/**)       a leading `/` anchors at the working directory (the project root)
  *     Read(//etc/**)       `//` starts an absolute path; `~/` starts at the home directory
  *
- * Left out: Claude Code's other tools (WebFetch, MCP servers, Agent): this harness has none.
+ *     mcp__files           every tool of the MCP server `files` (s14); `mcp__files__*` says the same
+ *     mcp__files__read     that one tool of that server
+ *
+ * Left out: Claude Code's other tools (WebFetch, Agent): this harness has none.
  */
 import { isRuleToolName, type RuleToolName } from "./rule-tools.ts";
 
@@ -21,7 +24,9 @@ export type RuleSpecifier =
   /** A Bash rule: the command, exactly, as a prefix (`:*`), or with `*` wildcards. */
   | { kind: "command"; match: "exact" | "prefix" | "wildcard"; pattern: string }
   /** A Read, Edit or Write rule: a gitignore pattern under `root`. */
-  | { kind: "path"; pattern: string; root: PathRoot };
+  | { kind: "path"; pattern: string; root: PathRoot }
+  /** An MCP rule (s14): one server's tools, all of them or the one named. */
+  | { kind: "mcp"; server: string; tool?: string };
 
 /** Where a path rule's pattern starts: `//` the file system's root, `~/` home, else the working directory. */
 export type PathRoot = "filesystem" | "home" | "cwd";
@@ -30,7 +35,8 @@ export type PathRoot = "filesystem" | "home" | "cwd";
 export interface PermissionRule {
   /** The rule as the user wrote it: `Bash(git diff:*)`. */
   text: string;
-  tool: RuleToolName;
+  /** The tool the rule names; `mcp` for a rule on an MCP server's tools. */
+  tool: RuleToolName | "mcp";
   specifier: RuleSpecifier;
 }
 
@@ -57,6 +63,7 @@ const COURSE_NAMES: Record<string, RuleToolName> = {
  */
 export function parseRule(text: string): PermissionRule | RuleSyntaxError {
   const trimmed = text.trim();
+  if (trimmed.startsWith(MCP_PREFIX)) return mcpRule(trimmed);
   const shape = SHAPE.exec(trimmed);
   if (!shape) {
     return { error: "expected a tool name, optionally with a specifier in parentheses, e.g. Bash(git diff:*)" };
@@ -118,6 +125,23 @@ function pathRule(text: string, tool: RuleToolName, body: string): PermissionRul
   }
   if (pattern === "" || pattern === "/") pattern = "**";
   return { text, tool, specifier: { kind: "path", pattern, root } };
+}
+
+/** The prefix of every MCP tool's name: `mcp__SERVER__TOOL`. */
+export const MCP_PREFIX = "mcp__";
+
+/** `mcp__SERVER`, `mcp__SERVER__*` or `mcp__SERVER__TOOL`, in Claude Code's form: no parentheses. */
+function mcpRule(text: string): PermissionRule | RuleSyntaxError {
+  if (!/^[A-Za-z0-9_*-]+$/.test(text)) {
+    return { error: "an MCP rule is mcp__SERVER or mcp__SERVER__TOOL: letters, digits, - and _, no parentheses" };
+  }
+  const name = text.slice(MCP_PREFIX.length);
+  const cut = name.indexOf("__");
+  const server = cut === -1 ? name : name.slice(0, cut);
+  const tool = cut === -1 ? undefined : name.slice(cut + 2);
+  if (server === "") return { error: "no server after mcp__: write mcp__SERVER or mcp__SERVER__TOOL" };
+  if (tool === "") return { error: "nothing after the server's __: write mcp__SERVER alone for all its tools" };
+  return { text, tool: "mcp", specifier: { kind: "mcp", server, tool: tool === "*" ? undefined : tool } };
 }
 
 /** True when `parsed` is a syntax error rather than a rule. */

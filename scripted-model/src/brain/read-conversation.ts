@@ -21,6 +21,8 @@ export interface Conversation {
   exchanges: Exchange[];
   /** Names of the tools the request offers. */
   tools: Set<string>;
+  /** Each offered tool's description, by name (what a real model reads to choose, e.g. s13's list of skills). */
+  descriptions: Map<string, string>;
   /** The whole conversation the request carries, for rules that read further back than the prompt. */
   messages: MessageParam[];
   /** The messages before the latest prompt. */
@@ -44,7 +46,9 @@ export interface DemoRule {
 /** Read the latest text prompt and every tool call and result after it. */
 export function readConversation(request: MessageCreateParams): Conversation {
   const messages = request.messages;
-  const tools = new Set((request.tools ?? []).map((t) => (t as { name: string }).name));
+  const offered = (request.tools ?? []) as Array<{ name: string; description?: string }>;
+  const tools = new Set(offered.map((t) => t.name));
+  const descriptions = new Map(offered.map((t) => [t.name, t.description ?? ""]));
   let start = messages.length - 1;
   while (start > 0 && !isPrompt(messages[start])) start--;
   const prompt = promptText(messages[start]);
@@ -67,7 +71,7 @@ export function readConversation(request: MessageCreateParams): Conversation {
       });
     }
   }
-  return { prompt, exchanges, tools, messages, earlier: messages.slice(0, start) };
+  return { prompt, exchanges, tools, descriptions, messages, earlier: messages.slice(0, start) };
 }
 
 function isPrompt(message: MessageParam): boolean {
