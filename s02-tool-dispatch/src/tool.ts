@@ -3,14 +3,14 @@
  * its input is checked (`parse`), whether it may run beside other tools, and the handler.
  *
  * The chapter's tools are written as the JSON Schema the model reads: `defineTool` derives the
- * parse from it (`checkInput`), so the two cannot drift. A tool written with zod derives both
+ * parse from it (`checkInput`, zod's check of that schema), so the two cannot drift. A tool written with zod derives both
  * from its zod schema instead; one that brings its own `parse` (one an MCP server offers, in a
  * later chapter) fits the same map.
  */
 import type { Tool as ApiTool } from "@anthropic-ai/sdk/resources/messages";
 import type { ToolResult } from "@harness/shared";
 import type { z } from "zod";
-import { checkInput, type FromSchema, type ObjectSchema } from "./tools/check-input.ts";
+import { checkInput, type FromSchema, type ObjectSchema, zodProblems } from "./tools/check-input.ts";
 
 /** What every handler gets besides its input. */
 export interface ToolContext {
@@ -87,9 +87,9 @@ export function defineTool(spec: ToolSpec<ObjectSchema> | ZodToolSpec<z.ZodObjec
     inputSchema: inputSchema as ApiTool["input_schema"],
     parse(input) {
       const parsed = spec.schema.safeParse(input);
-      if (parsed.success) return { ok: true, value: parsed.data as never };
-      const problems = parsed.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "input"}: ${i.message}`);
-      return { ok: false, error: problems.join("; ") };
+      return parsed.success
+        ? { ok: true, value: parsed.data as never }
+        : { ok: false, error: zodProblems(parsed.error) };
     },
     concurrencySafe,
     run,

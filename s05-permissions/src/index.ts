@@ -7,7 +7,6 @@ export * from "./permission-mode.ts";
 export * from "./rules/allow-rules.ts";
 export * from "./rules/default-denies.ts";
 export * from "./rules/load-settings.ts";
-export * from "./rules/load-zod.ts";
 export * from "./rules/parse-rule.ts";
 export * from "./rules/project-trust.ts";
 export * from "./rules/rule-tools.ts";

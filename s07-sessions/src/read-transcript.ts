@@ -8,7 +8,7 @@
  */
 import { lstatSync, readFileSync, readlinkSync } from "node:fs";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import { loadZod, type Zod } from "@harness/s05-permissions";
+import { loadZod, type Zod } from "@harness/s02-tool-dispatch";
 import { addMessage } from "./add-message.ts";
 import { isSessionId, type MessageRecord, type SessionHeader, TRANSCRIPT_VERSION } from "./store/transcript-record.ts";
 

@@ -2,12 +2,14 @@
  * A tool's input checked against the JSON Schema the model reads. One schema is both what the
  * model is told and what the handler accepts, and the first request needs no library to make it.
  *
- * The keywords the chapter's tools use, no more: an object's `properties` and `required`; a
- * property's `type` (string, integer, number, boolean), `minLength`, `minimum`, `maximum` and
- * `enum`. Each problem is worded as zod words it, so a tool written with zod and one written as
- * JSON Schema answer the model alike. Left out: every other keyword (nested objects, arrays,
- * patterns); a tool that needs one brings its own `parse`, or a zod schema.
+ * The check is zod's: `z.fromJSONSchema` turns the schema into a zod schema the first time a tool's
+ * input is checked (zod is loaded then, not as the harness starts), so each problem is worded as
+ * zod words it, whichever way a tool is written. The types below give the handler its input's type
+ * from the same object; they read the keywords the chapter's tools use (flat properties of type
+ * string, integer, number or boolean, an `enum`).
  */
+import { createRequire } from "node:module";
+import type { ZodError, ZodType } from "zod";
 import type { Parsed } from "../tool.ts";
 
 /** A tool's input schema: an object of flat properties. */
@@ -47,52 +49,40 @@ export type PropertyValue<P extends PropertySchema> = P["type"] extends "string"
     ? boolean
     : number;
 
+/** zod's `z`: what a shape is built with. */
+export type Zod = typeof import("zod").z;
+
 /**
- * Check `input` against `schema`: the input with only the schema's properties (others are
- * dropped), or every problem, one per property, in the schema's order.
+ * zod's `z`, loaded on the first call (later calls get the module Node already holds): a run that
+ * checks nothing never loads its ~95 modules. `require`, because a check is synchronous.
+ */
+export function loadZod(): Zod {
+  return createRequire(import.meta.url)("zod").z;
+}
+
+/** The zod schema each JSON Schema became, made once per schema. */
+const checkers = new WeakMap<ObjectSchema, ZodType>();
+
+/**
+ * Check `input` against `schema`: the input with only the schema's properties (a property the
+ * model was told not to send is dropped, as zod's objects do, rather than failing the call), or
+ * every problem, as `zodProblems` words them.
  * Contract: never throws.
  */
 export function checkInput<S extends ObjectSchema>(schema: S, input: unknown): Parsed<FromSchema<S>> {
-  if (typeof input !== "object" || input === null || Array.isArray(input)) {
-    return { ok: false, error: `input: Invalid input: expected object, received ${kindOf(input)}` };
+  let checker = checkers.get(schema);
+  if (!checker) {
+    const { additionalProperties: _, ...open } = schema;
+    const json = open as unknown as Parameters<Zod["fromJSONSchema"]>[0];
+    checker = (loadZod().fromJSONSchema(json) as ReturnType<Zod["object"]>).strip();
+    checkers.set(schema, checker);
   }
-  const value: Record<string, unknown> = {};
-  const problems: string[] = [];
-  for (const [name, property] of Object.entries(schema.properties)) {
-    const given = (input as Record<string, unknown>)[name];
-    if (given === undefined && !schema.required?.includes(name)) continue;
-    const problem = propertyProblem(property, given);
-    if (problem) problems.push(`${name}: ${problem}`);
-    else value[name] = given;
-  }
-  if (problems.length > 0) return { ok: false, error: problems.join("; ") };
-  return { ok: true, value: value as FromSchema<S> };
+  const parsed = checker.safeParse(input);
+  if (parsed.success) return { ok: true, value: parsed.data as FromSchema<S> };
+  return { ok: false, error: zodProblems(parsed.error) };
 }
 
-function propertyProblem(property: PropertySchema, value: unknown): string | undefined {
-  const { type, minLength, minimum, maximum } = property;
-  if (property.enum) {
-    const options = property.enum.map((option) => JSON.stringify(option)).join("|");
-    return property.enum.includes(value as string) ? undefined : `Invalid option: expected one of ${options}`;
-  }
-  const wanted = type === "integer" ? "number" : type;
-  if (typeof value !== wanted) return `Invalid input: expected ${wanted}, received ${kindOf(value)}`;
-  if (type === "integer" && !Number.isInteger(value)) return "Invalid input: expected int, received number";
-  if (typeof value === "string" && minLength !== undefined && value.length < minLength) {
-    return `Too small: expected string to have >=${minLength} characters`;
-  }
-  if (typeof value === "number" && minimum !== undefined && value < minimum) {
-    return `Too small: expected number to be >=${minimum}`;
-  }
-  if (typeof value === "number" && maximum !== undefined && value > maximum) {
-    return `Too big: expected number to be <=${maximum}`;
-  }
-  return undefined;
-}
-
-/** How zod names what it received. */
-function kindOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  return typeof value;
+/** zod's problems as one line: each as `field: message` (`input` for the whole), joined by `; `. */
+export function zodProblems(error: ZodError): string {
+  return error.issues.map((i) => `${i.path.length ? i.path.join(".") : "input"}: ${i.message}`).join("; ");
 }

@@ -9,10 +9,13 @@ import { writeFileTool } from "./write-file.ts";
 export {
   checkInput,
   type FromSchema,
+  loadZod,
   type ObjectSchema,
   type PropertySchema,
   type PropertyValue,
   type RequiredKeys,
+  type Zod,
+  zodProblems,
 } from "./check-input.ts";
 export { compilePattern, type LineMatcher, type Search, type SearchOptions, searchFiles } from "./grep.ts";
 export { type Resolved, resolveInWorkdir } from "./resolve-in-workdir.ts";

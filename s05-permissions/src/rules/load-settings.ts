@@ -21,12 +21,12 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { loadZod, type Zod } from "@harness/s02-tool-dispatch";
 import { findNodeAtLocation, type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
 import type { z } from "zod";
 import type { Behavior } from "../decision.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../permission-mode.ts";
 import { DEFAULT_DENY_RULES, DEFAULT_SOURCE, DISABLE_DEFAULT_DENIES } from "./default-denies.ts";
-import { loadZod, type Zod } from "./load-zod.ts";
 import { isRuleSyntaxError, type PermissionRule, parseRule } from "./parse-rule.ts";
 import { SettingsError } from "./settings-error.ts";
 import { shippedWithProject } from "./shipped-with-project.ts";

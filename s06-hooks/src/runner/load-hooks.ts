@@ -16,7 +16,8 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { LOCAL_SETTINGS, loadZod, PROJECT_SETTINGS, shippedWithProject, type Zod } from "@harness/s05-permissions";
+import { loadZod, type Zod } from "@harness/s02-tool-dispatch";
+import { LOCAL_SETTINGS, PROJECT_SETTINGS, shippedWithProject } from "@harness/s05-permissions";
 import type { z } from "zod";
 import { HOOK_EVENTS, type HookEventName } from "./hook-input.ts";
 import { matcherProblem } from "./match-hooks.ts";

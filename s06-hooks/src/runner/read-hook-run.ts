@@ -10,7 +10,7 @@
  * such output without a word (its debug log says "treating as plain text"); here the user is told,
  * in one line, that nothing was read, or, where text goes to the model, that it went as text.
  */
-import { loadZod, type Zod } from "@harness/s05-permissions";
+import { loadZod, type Zod } from "@harness/s02-tool-dispatch";
 import type { z } from "zod";
 import type { HookEventName } from "./hook-input.ts";
 import type { HookRun } from "./run-hook.ts";
