@@ -19,6 +19,7 @@ import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { ALL_TOOLS, toApiTool } from "@harness/s02-tool-dispatch";
 import { sendStreamed } from "@harness/s03-streaming";
+import { fanOut } from "@harness/s04-tracing";
 import {
   agentLoop,
   type CompactionMode,
@@ -30,7 +31,7 @@ import {
   withServerBetas,
 } from "@harness/s08-compaction";
 import { demoBrain, estimateInputTokens, ScriptedModel } from "@harness/scripted-model";
-import { appendUserText, fanOut, isValidHistory, type LoopEvent } from "@harness/shared";
+import { appendUserText, historyProblems, type LoopEvent } from "@harness/shared";
 import { type Figure, type Section, summarize } from "../section.ts";
 
 /** The window of the compacting runs, in tokens. */
@@ -130,7 +131,7 @@ async function run(mode: CompactionMode, cwd: string, prompts: string[], facts: 
     appendUserText(messages, prompt);
     const result = await agentLoop(window.send, messages, { model: "claude-bench", cwd, emit: listen, window });
     if (result.stopReason !== "final_answer") problems.push(`${mode}: "${prompt}" ended with ${result.stopReason}`);
-    if (!isValidHistory(messages)) problems.push(`${mode}: the history is invalid after "${prompt}"`);
+    if (historyProblems(messages).length > 0) problems.push(`${mode}: the history is invalid after "${prompt}"`);
     return result;
   };
   for (const prompt of prompts) turns += (await ask(prompt)).turns;

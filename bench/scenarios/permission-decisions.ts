@@ -52,7 +52,8 @@ export interface PermissionDecisionsOptions {
 export async function permissionDecisions(o: PermissionDecisionsOptions): Promise<Section> {
   const importStarted = performance.now();
   // imported here so the first import (the grammar's WebAssembly compiled and loaded) is timed
-  const { decide, loadPermissionSettings } = await import("@harness/s05-permissions");
+  const { decide, loadPermissionSettings, shellParserReady } = await import("@harness/s05-permissions");
+  await shellParserReady();
   const importMs = performance.now() - importStarted;
 
   const lines = JSON.parse(readFileSync(CORPUS_FILE, "utf8")) as string[];

@@ -15,6 +15,7 @@ import { join } from "node:path";
 import type { MessageParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import { ALL_TOOLS, dispatch, toolMap } from "@harness/s02-tool-dispatch";
 import { type SendTurn, sendStreamed } from "@harness/s03-streaming";
+import { fanOut } from "@harness/s04-tracing";
 import {
   type MessageRecord,
   openSession,
@@ -36,7 +37,7 @@ import {
   todoWriteUngated,
 } from "@harness/s11-planning";
 import { reply, ScriptedModel, textReply, toolUse } from "@harness/scripted-model";
-import { fanOut, type LoopEvent } from "@harness/shared";
+import type { LoopEvent } from "@harness/shared";
 import { type Figure, type Section, summarize } from "../section.ts";
 
 /** How the planning scenario runs. */

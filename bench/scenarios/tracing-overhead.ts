@@ -19,7 +19,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { type SendTurn, sendStreamed } from "@harness/s03-streaming";
 import { agentLoop, readTrace, sentRequests, TraceRecorder, TraceWriter } from "@harness/s04-tracing";
-import { isValidHistory } from "@harness/shared";
+import { historyProblems } from "@harness/shared";
 import { readTurnsAnswer, readTurnsPrompt, writeReadTurnsFiles } from "../bench-brain.ts";
 import { atMost, type Figure, formatDelta, formatValue, type Section, summarize, under } from "../section.ts";
 import { type BenchServer, startBenchServer } from "../start-bench-server.ts";
@@ -221,7 +221,7 @@ async function timedRun(
   }
   if (served.requests !== result.turns)
     problems.add(`${kind} reported ${result.turns} model calls; the server answered ${served.requests}`);
-  if (!isValidHistory(messages)) problems.add(`${kind} left an invalid history`);
+  if (historyProblems(messages).length > 0) problems.add(`${kind} left an invalid history`);
   return { ms, cpuMs: (used.user + used.system) / 1000 };
 }
 

@@ -2,13 +2,15 @@
  * A tool is one object: what the model reads (name, description, the input's JSON Schema), how
  * its input is checked (`parse`), whether it may run beside other tools, and the handler.
  *
- * The chapter's tools are written with zod: `defineTool` derives both the JSON Schema and the
- * parse from one zod schema, so the two cannot drift. A tool known only by its JSON Schema (one an
- * MCP server offers, in a later chapter) brings its own `parse` and fits the same map.
+ * The chapter's tools are written as the JSON Schema the model reads: `defineTool` derives the
+ * parse from it (`checkInput`, zod's check of that schema), so the two cannot drift. A tool written with zod derives both
+ * from its zod schema instead; one that brings its own `parse` (one an MCP server offers, in a
+ * later chapter) fits the same map.
  */
 import type { Tool as ApiTool } from "@anthropic-ai/sdk/resources/messages";
 import type { ToolResult } from "@harness/shared";
-import { z } from "zod";
+import type { z } from "zod";
+import { checkInput, type FromSchema, type ObjectSchema, zodProblems } from "./tools/check-input.ts";
 
 /** What every handler gets besides its input. */
 export interface ToolContext {
@@ -43,6 +45,18 @@ export interface Tool<Input = unknown> {
   run(input: Input, context: ToolContext): Promise<ToolResult>;
 }
 
+/** A tool written as JSON Schema: one schema, sent to the model, from which `defineTool` derives `parse`. */
+export interface ToolSpec<S extends ObjectSchema> {
+  name: string;
+  description: string;
+  /** The input's JSON Schema: sent to the model as it is, and checked before `run`. */
+  inputSchema: S;
+  /** True when the tool only reads, so it may run at the same time as other such tools. */
+  concurrencySafe: boolean;
+  /** The handler. It receives only input that passed `inputSchema`. */
+  run(input: FromSchema<S>, context: ToolContext): Promise<ToolResult>;
+}
+
 /** A tool written with zod: one schema, from which `defineTool` derives `inputSchema` and `parse`. */
 export interface ZodToolSpec<S extends z.ZodObject> {
   name: string;
@@ -55,21 +69,30 @@ export interface ZodToolSpec<S extends z.ZodObject> {
   run(input: z.infer<S>, context: ToolContext): Promise<ToolResult>;
 }
 
-/** Define a tool from one zod schema; the handler's input type comes from it. */
-export function defineTool<S extends z.ZodObject>(spec: ZodToolSpec<S>): Tool<z.infer<S>> {
-  const { $schema: _, ...inputSchema } = z.toJSONSchema(spec.schema) as Record<string, unknown>;
+/** Define a tool from its JSON Schema, or from a zod schema; the handler's input type comes from it. */
+export function defineTool<const S extends ObjectSchema>(spec: ToolSpec<S>): Tool<FromSchema<S>>;
+export function defineTool<S extends z.ZodObject>(spec: ZodToolSpec<S>): Tool<z.infer<S>>;
+export function defineTool(spec: ToolSpec<ObjectSchema> | ZodToolSpec<z.ZodObject>): Tool<never> {
+  const { name, description, concurrencySafe, run } = spec;
+  if (!("schema" in spec)) {
+    const inputSchema = spec.inputSchema as ApiTool["input_schema"];
+    const parse = (input: unknown) => checkInput(spec.inputSchema, input) as Parsed<never>;
+    return { name, description, inputSchema, parse, concurrencySafe, run };
+  }
+  // the zod schema's methods, so this file never loads zod itself: a run whose tools are JSON Schema needs none
+  const { $schema: _, ...inputSchema } = spec.schema.toJSONSchema() as Record<string, unknown>;
   return {
-    name: spec.name,
-    description: spec.description,
+    name,
+    description,
     inputSchema: inputSchema as ApiTool["input_schema"],
     parse(input) {
       const parsed = spec.schema.safeParse(input);
-      if (parsed.success) return { ok: true, value: parsed.data };
-      const problems = parsed.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "input"}: ${i.message}`);
-      return { ok: false, error: problems.join("; ") };
+      return parsed.success
+        ? { ok: true, value: parsed.data as never }
+        : { ok: false, error: zodProblems(parsed.error) };
     },
-    concurrencySafe: spec.concurrencySafe,
-    run: spec.run,
+    concurrencySafe,
+    run,
   };
 }
 

@@ -13,7 +13,12 @@ export const exercises = [
     id: 1,
     kind: "build",
     file: "src/tools/word-count.ts",
-    find: `  schema: z.object({ path: z.string().describe("Path relative to the working directory.") }),
+    find: `  inputSchema: {
+    type: "object",
+    properties: { path: { type: "string", description: "Path relative to the working directory." } },
+    required: ["path"],
+    additionalProperties: false,
+  },
   concurrencySafe: true,
   async run({ path }, { cwd }) {
     const resolved = resolveInWorkdir(cwd, path);
@@ -29,7 +34,7 @@ export const exercises = [
   },
 });
 `,
-    replace: `  schema: z.object({}),
+    replace: `  inputSchema: { type: "object", properties: {} },
   concurrencySafe: false,
   run: async () => codedError("handler_failed", "word_count: not written yet"),
 });

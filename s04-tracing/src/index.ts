@@ -1,5 +1,6 @@
 export * from "./agent-loop.ts";
 export * from "./append-whole.ts";
+export * from "./fan-out.ts";
 export * from "./flags.ts";
 export * from "./harness-data-dir.ts";
 export * from "./redact.ts";

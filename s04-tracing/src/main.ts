@@ -5,8 +5,8 @@
 import { type ChapterCli, type CliIo, isProgram, processIo, runChapterCli } from "@harness/cli";
 import { ABORTABLE_EXIT_CODES, type AbortableStopReason, sendStreamed } from "@harness/s03-streaming";
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
-import { fanOut } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
+import { fanOut } from "./fan-out.ts";
 import { openTrace, TRACE_FLAGS, traceAfterRun } from "./flags.ts";
 
 /** The chapter's CLI: s04's loop, its events drawn by the view and, with `--trace`, recorded. */

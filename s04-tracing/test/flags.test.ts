@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { parseCliArgs } from "@harness/cli";
 import { reply, ScriptedModel, textReply, toolUse } from "@harness/scripted-model";
-import { isValidHistory } from "@harness/shared";
+import { historyProblems } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { openTrace, secretsOf, TRACE_FLAGS, whereTheTraceIs } from "../src/flags.ts";
 import { traceDir } from "../src/trace-writer.ts";
@@ -34,7 +34,7 @@ describe("openTrace", () => {
       "result",
     ]);
     expect(readdirSync(cwd)).toEqual([]);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("takes a fresh id for --trace alone, and opens nothing without it", () => {

@@ -1,7 +1,7 @@
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { reply, ScriptedModel, text, textReply, toolUse } from "@harness/scripted-model";
-import { isValidHistory } from "@harness/shared";
+import { historyProblems } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import type { IterationRecord } from "../src/trace-record.ts";
 import { TraceRecorder } from "../src/trace-recorder.ts";
@@ -34,7 +34,7 @@ describe("readTrace", () => {
     expect(trace.path).toBe(writer.path);
     expect(trace.records.map((r) => r.type)).toEqual(["iteration", "iteration", "result"]);
     expect(trace.skippedLines).toBe(0);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("skips and counts a torn last line, keeping everything before it", async () => {
@@ -43,7 +43,7 @@ describe("readTrace", () => {
     const trace = readTrace(writer.path);
     expect(trace.records.map((r) => r.type)).toEqual(["iteration", "result"]);
     expect(trace.skippedLines).toBe(1);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("skips lines that are JSON but not records, and ignores blank lines", () => {
@@ -81,7 +81,7 @@ describe("readTrace", () => {
       expect(trace.skippedLines).toBe(at === start ? 0 : 1);
       expect(rebuiltJson(trace)).toEqual(expected);
     }
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("reopens a trace cut at any byte of its last line and goes on with a request written whole", async () => {
@@ -108,7 +108,7 @@ describe("readTrace", () => {
       expect(requestOf(trace, 2)?.messages).toEqual([{ role: "user", content: "again" }]);
       expect(trace.skippedLines).toBe(at === start ? 0 : 1);
     }
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("skips a request whose base is not in the file, and every request that extends it", async () => {
@@ -123,7 +123,7 @@ describe("readTrace", () => {
     const trace = readTrace(path);
     expect(trace.records.map((r) => r.type)).toEqual(["iteration", "result"]);
     expect(trace.skippedLines).toBe(1);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("reads a trace of format 1, whose every request is whole", () => {
@@ -184,7 +184,7 @@ describe("tracePath", () => {
   it("finds a trace by id", async () => {
     const { writer, messages } = await scriptedTrace([textReply("Done.")]);
     expect(tracePath(join(writer.path, ".."), "test-trace")).toBe(writer.path);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("says in one line where it looked when there is no such trace", () => {
@@ -221,7 +221,7 @@ describe("summariseTrace", () => {
       inputTokens: 250,
       outputTokens: 15,
     });
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("counts every run of a session and reports the last run's stop reason", async () => {
@@ -235,7 +235,7 @@ describe("summariseTrace", () => {
       turns: 2,
       toolCalls: 1,
     });
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("says error when the trace ends with an error record", () => {
@@ -266,7 +266,7 @@ describe("summariseTrace", () => {
     const path = join(tempDir(), "killed.jsonl");
     writeFileSync(path, `${JSON.stringify(lines[0])}\n{"type":"iter`);
     expect(summariseTrace(readTrace(path))).toMatchObject({ stopReason: "(running or killed)", turns: 1 });
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 });
 
@@ -325,7 +325,7 @@ describe("promptOf and runPrompts", () => {
         [1, "Thanks"],
       ]),
     );
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 });
 
@@ -334,6 +334,6 @@ describe("requestOf", () => {
     const { trace, messages } = await scriptedTrace([textReply("Done.")]);
     expect(requestOf(trace, 1)).toBeDefined();
     for (const n of [0, 2, -1, 1.5, Number.NaN]) expect(requestOf(trace, n)).toBeUndefined();
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { REPO_ROOT } from "@harness/cli";
 import { reply, text, textReply, toolUse } from "@harness/scripted-model";
-import { isValidHistory } from "@harness/shared";
+import { historyProblems } from "@harness/shared";
 import { BROWSER_ARGS, findTestBrowser } from "@harness/testkit";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -41,7 +41,7 @@ describe("renderTraceHtml", () => {
     expect(html).not.toMatch(/<link\b/i);
     expect(html).not.toMatch(/https?:\/\//);
     expect(html).not.toMatch(/\bfetch\(|XMLHttpRequest|import\(/);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("embeds the trace so that no text in it can close the script element", async () => {
@@ -51,7 +51,7 @@ describe("renderTraceHtml", () => {
     expect(html.match(/<\/script>/g)).toHaveLength(2); // the data's and the drawing script's own
     const data = /<script id="trace-data" type="application\/json">(.*?)<\/script>/s.exec(html)?.[1] ?? "";
     expect(JSON.parse(data).turns[0].toolCalls[0].result).toContain(INJECTION);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("fills the title and the data even when the trace id looks like a template marker", () => {
@@ -69,7 +69,7 @@ describe("renderTraceHtml", () => {
     );
     expect(data.turns.map((t: { messageCount: number }) => t.messageCount)).toEqual([1, 3, 5]);
     expect(data.turns.map((t: { newMessages: unknown[] }) => t.newMessages.length)).toEqual([1, 2, 2]);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 });
 
@@ -144,7 +144,7 @@ describe.skipIf(!BROWSER)("the trace viewer in a browser", () => {
     expect(blocked).toEqual([]);
     expect(requested).toEqual([url]);
     await page.close();
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   }, 30_000);
 
   it("shows a tool call's input and output when it is expanded", async () => {
@@ -172,7 +172,7 @@ describe.skipIf(!BROWSER)("the trace viewer in a browser", () => {
     await page.screenshot({ path: join(artifacts(), "trace-view-expanded.png"), fullPage: true });
     expect(blocked).toEqual([]);
     await page.close();
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   }, 30_000);
 
   it("says how many lines of a killed run it skipped", async () => {
@@ -182,7 +182,7 @@ describe.skipIf(!BROWSER)("the trace viewer in a browser", () => {
     expect(await page.locator("#stop-reason").textContent()).toBe("(running or killed)");
     expect(await page.locator("#skipped").textContent()).toBe("1 unreadable line skipped");
     await page.close();
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   }, 30_000);
 });
 

@@ -1,6 +1,6 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { reply, ScriptedModel, text, textReply, toolUse } from "@harness/scripted-model";
-import { isValidHistory } from "@harness/shared";
+import { historyProblems } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import type { IterationRecord, ResultRecord } from "../src/trace-record.ts";
 import { type LoadedTrace, readTrace } from "../src/viewer/read-trace.ts";
@@ -54,7 +54,7 @@ describe("toOtlp", () => {
     for (const child of [chat1, tool1, tool2, chat2]) expect(child.parentSpanId).toBe(run1.spanId);
     expect(chat3.parentSpanId).toBe(run2.spanId);
     expect(spans.map((s) => s.kind)).toEqual([1, 3, 1, 1, 3, 1, 3]);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("uses one trace id of 32 hex digits and distinct span ids of 16", async () => {
@@ -68,7 +68,7 @@ describe("toOtlp", () => {
       if (span.parentSpanId) expect(span.parentSpanId).toMatch(/^[0-9a-f]{16}$/);
     }
     expect(new Set(spans.map((s) => s.spanId)).size).toBe(spans.length);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("gives times as nanosecond strings taken from the records", async () => {
@@ -92,7 +92,7 @@ describe("toOtlp", () => {
       expect(BigInt(child.startTimeUnixNano) >= BigInt(run1.startTimeUnixNano)).toBe(true);
       expect(BigInt(child.endTimeUnixNano) <= BigInt(run1.endTimeUnixNano)).toBe(true);
     }
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("sets the GenAI attributes: operation, provider, model, response, finish reason, usage", async () => {
@@ -118,7 +118,7 @@ describe("toOtlp", () => {
     expect(attr(chat1, "gen_ai.usage.output_tokens")).toEqual({ intValue: "20" });
     const output = JSON.parse((attr(chat1, "gen_ai.output.messages") as { stringValue: string }).stringValue);
     expect(output).toEqual([{ role: "assistant", content: (trace.records[0] as IterationRecord).response.content }]);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("describes each tool call, and marks a failed one with an error status", async () => {
@@ -135,7 +135,7 @@ describe("toOtlp", () => {
 
     expect(failed.status).toEqual({ code: 2, message: "Error [not_found]: gone.txt does not exist." });
     expect(attr(failed, "error.type")).toEqual({ stringValue: "tool_error" });
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("marks a run that ended in a failed model call, with a chat span for the failed call", async () => {
@@ -157,7 +157,7 @@ describe("toOtlp", () => {
     expect(failedChat.parentSpanId).toBe(run.spanId);
     expect(failedChat.status.code).toBe(2);
     expect(attr(failedChat, "error.type")).toEqual({ stringValue: "_OTHER" });
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("exports a run whose very first model call failed", async () => {
@@ -171,7 +171,7 @@ describe("toOtlp", () => {
       ["invoke_agent harness-course", 2],
       ["chat m", 2],
     ]);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("marks a run with no result record (killed) as unfinished", async () => {
@@ -180,7 +180,7 @@ describe("toOtlp", () => {
     const [run] = spansOf(cut);
     expect(run.status).toEqual({ code: 2, message: "the run has no result record" });
     expect(attr(run, "harness.stop_reason")).toBeUndefined();
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("is deterministic and names the service and scope", async () => {
@@ -195,7 +195,7 @@ describe("toOtlp", () => {
     expect((toOtlp(trace, "my-agent") as Document).resourceSpans[0].scopeSpans[0].spans[0].name).toBe(
       "invoke_agent my-agent",
     );
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("has no spans for an empty trace", () => {

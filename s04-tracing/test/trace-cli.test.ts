@@ -4,7 +4,7 @@ import { join, relative } from "node:path";
 import { Writable } from "node:stream";
 import { REPO_ROOT } from "@harness/cli";
 import { reply, textReply, toolUse } from "@harness/scripted-model";
-import { isValidHistory } from "@harness/shared";
+import { historyProblems } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { projectSlug } from "../src/harness-data-dir.ts";
 import { runTraceCli } from "../src/viewer/trace-cli.ts";
@@ -44,7 +44,7 @@ async function oneTrace() {
     [reply([toolUse("read_file", { path: "notes.txt" })]), textReply("It says alpha and beta.")],
     { traceId: "20260304-050607-abc123", prompts: ["What does notes.txt say?"], home },
   );
-  expect(isValidHistory(run.messages)).toBe(true);
+  expect(historyProblems(run.messages)).toEqual([]);
   return { dir: join(run.writer.path, ".."), cwd: run.cwd, home, model: run.model };
 }
 

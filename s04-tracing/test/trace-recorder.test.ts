@@ -16,7 +16,7 @@ import {
   textReply,
   toolUse,
 } from "@harness/scripted-model";
-import { type AgentLoopResult, AgentTurn, appendUserText, isValidHistory, toolOutput } from "@harness/shared";
+import { type AgentLoopResult, AgentTurn, appendUserText, historyProblems, toolOutput } from "@harness/shared";
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { agentLoop } from "../src/agent-loop.ts";
@@ -82,7 +82,7 @@ describe("TraceRecorder on the loop's events", () => {
     expect(trace.records.at(-1)).toMatchObject({ type: "result", run: 0, result: results[0] });
     expect(results[0]).toMatchObject({ stopReason: "final_answer", turns: 3, toolCalls: 2 });
     expect(trace.skippedLines).toBe(0);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("writes the first request whole, and each later one as the messages new since the one before", async () => {
@@ -121,7 +121,7 @@ describe("TraceRecorder on the loop's events", () => {
     });
     expect(records[2].request).toMatchObject({ n: 3, base: 2, keep: 3 });
     expect(records[2].request.messages).toHaveLength(2);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("rebuilds every request exactly as the model received it, byte for byte, across turns, pauses and runs", async () => {
@@ -160,7 +160,7 @@ describe("TraceRecorder on the loop's events", () => {
     ]);
     // system prompt and tools are written once, with the first request
     expect(deltas.filter((d) => d.system !== undefined || d.tools !== undefined).map((d) => d.n)).toEqual([1]);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("keeps each record about the same size as the history grows: the trace grows linearly", async () => {
@@ -208,7 +208,7 @@ describe("TraceRecorder on the loop's events", () => {
     });
     const result = trace.records.at(-1) as ResultRecord;
     expect(result.result.usage).toEqual({ inputTokens: 320, outputTokens: 37 });
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("records each tool call with its input, result, error flag and duration", async () => {
@@ -242,7 +242,7 @@ describe("TraceRecorder on the loop's events", () => {
       expect(call.startOffsetMs).toBeGreaterThanOrEqual(first.timings.modelMs);
     }
     expect(second.toolCalls).toEqual([]);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("records timings: first token within the model call, tool time spanning the calls", async () => {
@@ -260,7 +260,7 @@ describe("TraceRecorder on the loop's events", () => {
     expect(second.timings.toolMs).toBe(0);
     expect(Number.isNaN(Date.parse(first.startedAt))).toBe(false);
     expect(Date.parse(second.startedAt)).toBeGreaterThanOrEqual(Date.parse(first.startedAt));
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("lists concurrent tool calls in tool_use order, whatever order they finish in", async () => {
@@ -277,7 +277,7 @@ describe("TraceRecorder on the loop's events", () => {
     // they ran at once, and the one listed first finished last
     expect(first.startOffsetMs + first.durationMs).toBeLessThanOrEqual(second.startOffsetMs + second.durationMs);
     expect(iteration.timings.toolMs).toBeGreaterThanOrEqual(second.durationMs);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("writes an error record, not a result, when the stream fails; the error still reaches the caller", async () => {
@@ -299,7 +299,7 @@ describe("TraceRecorder on the loop's events", () => {
     expect(JSON.stringify(requestOf(trace, 2))).toBe(received(model, 1));
     expect(requestOf(trace, 2)?.messages).toHaveLength(3);
     expect(Number.isNaN(Date.parse((records[1] as ErrorRecord).at))).toBe(false);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("writes the iteration and an aborted result when the run is interrupted during its tools", async () => {
@@ -326,7 +326,7 @@ describe("TraceRecorder on the loop's events", () => {
     expect(records.map((r) => r.type)).toEqual(["iteration", "result"]);
     expect((records[0] as IterationRecord).toolCalls[0].result).toBe("long interrupted");
     expect((records[1] as ResultRecord).result).toEqual(result);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("records the last turn's tool calls when the turn budget runs out", async () => {
@@ -336,7 +336,7 @@ describe("TraceRecorder on the loop's events", () => {
     expect(results[0]).toMatchObject({ stopReason: "max_turns", turns: 1, toolCalls: 1 });
     expect(trace.records.map((r) => r.type)).toEqual(["iteration", "result"]);
     expect((trace.records[0] as IterationRecord).toolCalls).toHaveLength(1);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("records a turn cut by max_tokens without running its tool, and answers the call as not run", async () => {
@@ -349,7 +349,7 @@ describe("TraceRecorder on the loop's events", () => {
     expect(only.toolCalls).toEqual([]);
     expect(trace.records.at(-1)?.type).toBe("result");
     expect(messages.at(-1)).toMatchObject({ role: "user", content: [{ type: "tool_result", is_error: true }] });
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("records a refused turn without running its tool", async () => {
@@ -359,7 +359,7 @@ describe("TraceRecorder on the loop's events", () => {
     expect(results[0]).toMatchObject({ stopReason: "final_answer", providerStopReason: "refusal", toolCalls: 0 });
     expect(trace.records.map((r) => r.type)).toEqual(["iteration", "result"]);
     expect((trace.records[0] as IterationRecord).toolCalls).toEqual([]);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("records a pause_turn continuation with the request as it was sent, not as the merge left it", async () => {
@@ -381,7 +381,7 @@ describe("TraceRecorder on the loop's events", () => {
         { type: "text", text: "Part two." },
       ],
     });
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("numbers the runs of a session and records each run's full history", async () => {
@@ -407,7 +407,7 @@ describe("TraceRecorder on the loop's events", () => {
       { role: "user", content: "second question" },
     ]);
     expect(results.map((r) => r.finalText)).toEqual(["First answer.", "Second answer."]);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("sends the same requests and returns the same result with or without a trace", async () => {
@@ -419,7 +419,7 @@ describe("TraceRecorder on the loop's events", () => {
     expect(plain.requests.map((r) => r.body)).toEqual(traced.model.requests.map((r) => r.body));
     expect(result).toEqual(traced.results[0]);
     expect(messages).toEqual(traced.messages);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("writes nothing when no recorder listens", async () => {
@@ -434,7 +434,7 @@ describe("TraceRecorder on the loop's events", () => {
       expect(result.stopReason).toBe("final_answer");
       expect(readdirSync(cwd)).toEqual([]);
       expect(readdirSync(home)).toEqual([]);
-      expect(isValidHistory(messages)).toBe(true);
+      expect(historyProblems(messages)).toEqual([]);
     } finally {
       vi.unstubAllEnvs();
     }
@@ -462,7 +462,7 @@ describe("TraceRecorder on the loop's events", () => {
       "iteration",
       "result",
     ]);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 });
 
@@ -616,7 +616,7 @@ describe("TraceRecorder on every way out of the loop", () => {
     }
     // every recorded request reads back as the model received it
     for (const { n, json } of rebuilt(trace)) expect(json).toBe(received(model, n - 1));
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 });
 

@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { ScriptedModel, textReply } from "@harness/scripted-model";
-import { isValidHistory } from "@harness/shared";
+import { historyProblems } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { isValidTraceId, type ResultRecord } from "../src/trace-record.ts";
 import { TraceRecorder } from "../src/trace-recorder.ts";
@@ -112,7 +112,7 @@ describe("TraceWriter", () => {
     const first = new TraceWriter("reused", dir, []);
     const earlier: MessageParam[] = [{ role: "user", content: "one" }];
     await tracedRun(model.client(), earlier, { model: "m", cwd: dir }, traced(first));
-    expect(isValidHistory(earlier)).toBe(true);
+    expect(historyProblems(earlier)).toEqual([]);
     const before = readFileSync(first.path);
 
     const second = new TraceWriter("reused", dir, []);
@@ -134,7 +134,7 @@ describe("TraceWriter", () => {
       [2, undefined, 0],
     ]);
     expect(requests[1].tools).toHaveLength(6);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("starts on a new line after a torn last line, so the next record stays readable", () => {

@@ -13,5 +13,6 @@ export * from "./rules/rule-tools.ts";
 export * from "./rules/save-allow-rules.ts";
 export * from "./rules/settings-error.ts";
 export * from "./rules/shipped-with-project.ts";
+export { shellParserReady } from "./shell/bash-parser.ts";
 export type { ShellWord } from "./shell/read-word.ts";
 export * from "./shell/split-command.ts";

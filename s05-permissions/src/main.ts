@@ -6,9 +6,8 @@
  */
 import { type ChapterCli, type CliIo, isProgram, processIo, runChapterCli } from "@harness/cli";
 import { ABORTABLE_EXIT_CODES, type AbortableStopReason, sendStreamed } from "@harness/s03-streaming";
-import { openTrace, TRACE_FLAGS, traceAfterRun } from "@harness/s04-tracing";
+import { fanOut, openTrace, TRACE_FLAGS, traceAfterRun } from "@harness/s04-tracing";
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
-import { fanOut } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
 import { askPermissionWith, PERMISSION_FLAGS, readPermissions, trustedPermissions } from "./flags.ts";
 import { permissionGate } from "./permission-gate.ts";

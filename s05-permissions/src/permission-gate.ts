@@ -20,6 +20,7 @@ import type { PermissionMode } from "./permission-mode.ts";
 import { allowRulesFor, withAllowRules } from "./rules/allow-rules.ts";
 import type { PermissionSettings } from "./rules/load-settings.ts";
 import { isRuleSyntaxError, type PermissionRule, parseRule } from "./rules/parse-rule.ts";
+import { shellParserReady } from "./shell/bash-parser.ts";
 
 /** What the user can answer a permission question: yes, no, or always (allow its like from now on). */
 export type PermissionAnswer = "yes" | "no" | "always";
@@ -70,6 +71,7 @@ export function permissionGate(options: PermissionGateOptions): CallRunner {
     const allowed = () => run(tools, call, { ...context, canRead });
     if (!canRun(tools, call)) return allowed();
 
+    await shellParserReady();
     const decision = decide(call, settings, mode, context.cwd);
     if (decision.behavior === "allow") return allowed();
     if (decision.behavior === "deny") return refusal("denied", decision.reason);

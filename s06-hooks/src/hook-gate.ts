@@ -14,6 +14,7 @@ import {
   type PermissionSettings,
   permissionGate,
   refusal,
+  shellParserReady,
 } from "@harness/s05-permissions";
 import type { ToolCall, ToolResult } from "@harness/shared";
 import { combinePermission, type ToolDecision } from "./runner/combine-permission.ts";
@@ -52,6 +53,7 @@ export function hookGate(options: HookGateOptions): CallRunner {
   const hookOptions = { cwd: options.session.cwd, runProjectHooks: options.runProjectHooks };
   return async (tools, call, context) => {
     // the rules first: a call they deny is refused by the gate, and no PreToolUse hook runs
+    await shellParserReady();
     const rules = decide(call, settings, mode, context.cwd);
     if (rules.behavior === "deny") return options.gate(tools, call, context);
     const pre = await runHooks(options.hooks, preToolUseInput(options.session, call), {

@@ -7,10 +7,10 @@
 import { randomUUID } from "node:crypto";
 import { type ChapterCli, type CliIo, isProgram, processIo, runChapterCli } from "@harness/cli";
 import { sendStreamed } from "@harness/s03-streaming";
-import { openTrace, TRACE_FLAGS, type TracedEvent, traceAfterRun } from "@harness/s04-tracing";
+import { fanOut, openTrace, TRACE_FLAGS, type TracedEvent, traceAfterRun } from "@harness/s04-tracing";
 import { askPermissionWith, PERMISSION_FLAGS, readPermissions } from "@harness/s05-permissions";
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
-import { type Emit, fanOut } from "@harness/shared";
+import type { Emit } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
 import { HOOK_EXIT_CODES, type HookStopReason } from "./hook-stop-reason.ts";
 import type { NoticeEvent } from "./loop-hooks.ts";

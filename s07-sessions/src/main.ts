@@ -6,7 +6,7 @@
  */
 import { type ChapterCli, type CliIo, isProgram, processIo, runChapterCli } from "@harness/cli";
 import { sendStreamed } from "@harness/s03-streaming";
-import { openTrace, secretsOf, TRACE_FLAGS, type TracedEvent, traceAfterRun } from "@harness/s04-tracing";
+import { fanOut, openTrace, secretsOf, TRACE_FLAGS, type TracedEvent, traceAfterRun } from "@harness/s04-tracing";
 import { askPermissionWith, PERMISSION_FLAGS, readPermissions } from "@harness/s05-permissions";
 import {
   HOOK_EXIT_CODES,
@@ -17,7 +17,7 @@ import {
   startHooks,
 } from "@harness/s06-hooks";
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
-import { type Emit, fanOut } from "@harness/shared";
+import type { Emit } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
 import { openSessionFor, SESSION_FLAGS, sessionAfterRun } from "./flags.ts";
 import type { MessageEvent } from "./transcript-writer.ts";

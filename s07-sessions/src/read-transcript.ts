@@ -8,37 +8,43 @@
  */
 import { lstatSync, readFileSync, readlinkSync } from "node:fs";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import { z } from "zod";
+import { loadZod, type Zod } from "@harness/s02-tool-dispatch";
 import { addMessage } from "./add-message.ts";
 import { isSessionId, type MessageRecord, type SessionHeader, TRANSCRIPT_VERSION } from "./store/transcript-record.ts";
 
-const sessionId = z.string().refine(isSessionId, "is not a session id");
-
-/** The header's shape; `version` is checked on its own, so a newer one gets its own error. */
-const sessionHeaderShape = z.object({
-  type: z.literal("session"),
-  version: z.number().int().positive(),
-  id: sessionId,
-  cwd: z.string(),
-  created: z.string(),
-  forkedFrom: sessionId.optional(),
-});
-
-const block = z.looseObject({ type: z.string() });
-
-/** A message line's shape: the record's fields, and a message the Messages API could take; fields it does not know are kept. */
-const messageRecordShape = z.looseObject({
-  type: z.literal("message"),
-  id: z.string().min(1),
-  parentId: z.string().min(1).nullable(),
-  time: z.string(),
-  model: z.string(),
-  usage: z.object({ inputTokens: z.number(), outputTokens: z.number() }).optional(),
-  message: z.object({
-    role: z.enum(["user", "assistant"]),
-    content: z.union([z.string(), z.array(block)]),
-  }),
-});
+/** The shapes of a transcript's lines, built the first time one is read (s05's `loadZod`). */
+function shapesWith(z: Zod) {
+  const sessionId = z.string().refine(isSessionId, "is not a session id");
+  /** The header's shape; `version` is checked on its own, so a newer one gets its own error. */
+  const sessionHeaderShape = z.object({
+    type: z.literal("session"),
+    version: z.number().int().positive(),
+    id: sessionId,
+    cwd: z.string(),
+    created: z.string(),
+    forkedFrom: sessionId.optional(),
+  });
+  const block = z.looseObject({ type: z.string() });
+  /** A message line's shape: the record's fields, and a message the Messages API could take; fields it does not know are kept. */
+  const messageRecordShape = z.looseObject({
+    type: z.literal("message"),
+    id: z.string().min(1),
+    parentId: z.string().min(1).nullable(),
+    time: z.string(),
+    model: z.string(),
+    usage: z.object({ inputTokens: z.number(), outputTokens: z.number() }).optional(),
+    message: z.object({
+      role: z.enum(["user", "assistant"]),
+      content: z.union([z.string(), z.array(block)]),
+    }),
+  });
+  return { sessionHeaderShape, messageRecordShape };
+}
+let shapes: ReturnType<typeof shapesWith> | undefined;
+function transcriptShapes() {
+  shapes ??= shapesWith(loadZod());
+  return shapes;
+}
 
 /** A transcript that cannot be used as it is; the message is one line, naming the file. */
 export class TranscriptError extends Error {}
@@ -91,7 +97,7 @@ export function readTranscript(path: string): Transcript {
       header = readHeader(parsed, fail);
     } else {
       if (parsed === undefined) throw fail(`line ${line} is not JSON`);
-      const record = messageRecordShape.safeParse(parsed);
+      const record = transcriptShapes().messageRecordShape.safeParse(parsed);
       if (!record.success) throw fail(`line ${line} is not a message record (${record.error.issues[0].message})`);
       if (record.data.parentId !== previous) {
         throw fail(`line ${line} does not follow line ${line - 1} (its parentId is not that record's id)`);
@@ -121,7 +127,7 @@ function readHeader(parsed: unknown, fail: (why: string) => TranscriptError): Se
       `written by a newer version of the harness (transcript version ${fields.version}; this one reads up to ${TRANSCRIPT_VERSION})`,
     );
   }
-  const header = sessionHeaderShape.safeParse(parsed);
+  const header = transcriptShapes().sessionHeaderShape.safeParse(parsed);
   if (!header.success) throw fail(`its session header is not valid (${header.error.issues[0].message})`);
   return header.data as SessionHeader;
 }

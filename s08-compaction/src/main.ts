@@ -8,12 +8,12 @@
 import { type ChapterCli, type CliIo, describeError, isProgram, processIo, runChapterCli } from "@harness/cli";
 import { ALL_TOOLS, toolMap } from "@harness/s02-tool-dispatch";
 import { sendStreamed } from "@harness/s03-streaming";
-import { openTrace, secretsOf, TRACE_FLAGS, type TracedEvent, traceAfterRun } from "@harness/s04-tracing";
+import { fanOut, openTrace, secretsOf, TRACE_FLAGS, type TracedEvent, traceAfterRun } from "@harness/s04-tracing";
 import { askPermissionWith, PERMISSION_FLAGS, readPermissions } from "@harness/s05-permissions";
 import { hookSeams, killRunningHooks, type NoticeEvent, startHooks } from "@harness/s06-hooks";
 import { type MessageEvent, openSessionFor, SESSION_FLAGS, sessionAfterRun } from "@harness/s07-sessions";
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
-import { type Emit, fanOut } from "@harness/shared";
+import type { Emit } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
 import { withServerBetas } from "./compaction/server-context-management.ts";
 import { COMPACTION_EXIT_CODES, type CompactionStopReason } from "./compaction-stop-reason.ts";

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { BadRequestError } from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { sendStreamed } from "@harness/s03-streaming";
+import { fanOut } from "@harness/s04-tracing";
 import { type LoopHooks, loopHooks } from "@harness/s06-hooks";
 import { historyOf, openSession, readTranscript } from "@harness/s07-sessions";
 import {
@@ -27,7 +28,7 @@ import {
   textReply,
   toolUse,
 } from "@harness/scripted-model";
-import { appendUserText, fanOut, historyProblems, isValidHistory, type LoopEvent } from "@harness/shared";
+import { appendUserText, historyProblems, type LoopEvent } from "@harness/shared";
 import { afterAll, describe, expect, it } from "vitest";
 import { agentLoop } from "../src/agent-loop.ts";
 import { CLEARED_RESULT } from "../src/compaction/clear-old-results.ts";
@@ -194,7 +195,7 @@ describe("agentLoop keeps a long session inside the window", () => {
     expect(events.find((e) => e.type === "context" && (e as ContextEvent).change.kind === "compacted")).toMatchObject({
       change: { why: "too_long" },
     });
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("stops with context_overflow when the compacted history is refused too, the history valid", async () => {
@@ -211,7 +212,7 @@ describe("agentLoop keeps a long session inside the window", () => {
     expect(result).toMatchObject({ stopReason: "context_overflow", turns: 0 });
     // refused, summarised, refused again: stopped, not summarised a second time
     expect(model.requests.map((r) => (isSummaryRequest(r) ? "summary" : "turn"))).toEqual(["turn", "summary", "turn"]);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("stops with context_overflow after three compactions fail in a row, and not before", async () => {
@@ -241,7 +242,7 @@ describe("agentLoop keeps a long session inside the window", () => {
     });
     expect(result).toMatchObject({ stopReason: "context_overflow", turns: 2 });
     expect(changes.flatMap((c) => (c.kind === "compaction_failed" ? [c.failures] : []))).toEqual([1, 2, 3]);
-    expect(isValidHistory(messages)).toBe(true);
+    expect(historyProblems(messages)).toEqual([]);
   });
 
   it("counts failed compactions per run: the window lives for the session, the next prompt starts again from none", async () => {

@@ -7,7 +7,7 @@
  */
 import { type ChapterCli, type CliIo, describeError, isProgram, processIo, runChapterCli } from "@harness/cli";
 import { ALL_TOOLS, toolMap } from "@harness/s02-tool-dispatch";
-import { openTrace, secretsOf, TRACE_FLAGS, type TracedEvent, traceAfterRun } from "@harness/s04-tracing";
+import { fanOut, openTrace, secretsOf, TRACE_FLAGS, type TracedEvent, traceAfterRun } from "@harness/s04-tracing";
 import { askPermissionWith, PERMISSION_FLAGS, readPermissions } from "@harness/s05-permissions";
 import { hookSeams, killRunningHooks, type NoticeEvent, startHooks } from "@harness/s06-hooks";
 import { type MessageEvent, openSessionFor, SESSION_FLAGS, sessionAfterRun } from "@harness/s07-sessions";
@@ -25,7 +25,7 @@ import {
 } from "@harness/s08-compaction";
 import { connectProvider, PROVIDER_ENVIRONMENT, PROVIDER_FLAGS } from "@harness/s09-providers";
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
-import { type Emit, fanOut } from "@harness/shared";
+import type { Emit } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
 import { CacheMeter } from "./cache-meter.ts";
 import { cached } from "./cached.ts";

@@ -8,6 +8,7 @@
  */
 
 import { ALL_TOOLS, dispatch, toolMap } from "@harness/s02-tool-dispatch";
+import { fanOut } from "@harness/s04-tracing";
 import { ContextWindow } from "@harness/s08-compaction";
 import { type ProviderAdapter, scriptedAdapter, WIRE_FORMATS } from "@harness/s09-providers";
 import { cached } from "@harness/s10-prompt-caching";
@@ -18,7 +19,7 @@ import {
   faultCaseOn,
   runFaultCase,
 } from "@harness/scripted-model";
-import { fanOut, isValidHistory } from "@harness/shared";
+import { historyProblems } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../src/agent-loop.ts";
 import { Reminders } from "../src/reminders.ts";
@@ -65,7 +66,7 @@ describe.each(WIRE_FORMATS)("the loop on %s under the fault matrix, with a plan 
           scriptedAdapter(format, scripted, { maxRetries, retryDelayMs: 1, promptCacheKey: () => "k" }),
       });
       expect(faultCaseMismatches(faultCaseOn(fault, format), "streaming", outcome)).toEqual([]);
-      expect(isValidHistory(outcome.history)).toBe(true);
+      expect(historyProblems(outcome.history)).toEqual([]);
       for (const list of lists) expect(list.items).toEqual(OPEN);
       if (JSON.stringify(outcome.history).includes("<system-reminder>"))
         reminded.set(format, (reminded.get(format) ?? 0) + 1);

@@ -6,10 +6,11 @@
  */
 import type { CliOptions, ExtraOption } from "@harness/cli";
 import type { OpenTrace } from "@harness/s04-tracing";
+import { fanOut } from "@harness/s04-tracing";
 import { harnessHome } from "@harness/s05-permissions";
 import type { StartedHooks } from "@harness/s06-hooks";
 import type { OpenSession } from "@harness/s07-sessions";
-import { type Emit, fanOut } from "@harness/shared";
+import type { Emit } from "@harness/shared";
 import { type LoadedDefinitions, loadAgentDefinitions } from "./agents/agent-definitions.ts";
 import { openChildTrace, openSidechain } from "./children/sidechain.ts";
 import { subagentLines } from "./children/subagent-lines.ts";

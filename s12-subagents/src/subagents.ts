@@ -28,8 +28,9 @@ import {
   toolMap,
 } from "@harness/s02-tool-dispatch";
 import type { SendTurn } from "@harness/s03-streaming";
+import { fanOut } from "@harness/s04-tracing";
 import type { LoopHooks } from "@harness/s06-hooks";
-import { type AgentLoopResult, type Emit, fanOut, type LoopEvent, type ToolResult } from "@harness/shared";
+import type { AgentLoopResult, Emit, LoopEvent, ToolResult } from "@harness/shared";
 import type { AgentLoopOptions } from "./agent-loop.ts";
 import { type AgentDefinition, GENERAL_PURPOSE, subagentSystem, TASK } from "./agents/agent-definitions.ts";
 import { Slots } from "./children/slots.ts";

@@ -14,7 +14,7 @@ import {
   faultCaseOn,
   runFaultCase,
 } from "@harness/scripted-model";
-import { type AgentLoopResult, isValidHistory, type ToolResult } from "@harness/shared";
+import { type AgentLoopResult, historyProblems, type ToolResult } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../src/agent-loop.ts";
 import { GENERAL_PURPOSE } from "../src/agents/agent-definitions.ts";
@@ -71,7 +71,7 @@ describe.each(WIRE_FORMATS)("a child on %s under the fault matrix", (format) => 
           scriptedAdapter(format, scripted, { maxRetries, retryDelayMs: 1, promptCacheKey: () => "k" }),
       });
       expect(faultCaseMismatches(faultCaseOn(fault, format), "streaming", outcome)).toEqual([]);
-      expect(isValidHistory(outcome.history)).toBe(true);
+      expect(historyProblems(outcome.history)).toEqual([]);
       const [first] = answered;
       const reported = outcome.end.kind === "stopped" && outcome.end.stopReason === "final_answer";
       if (!reported) expect(first.isError).toBe(true);

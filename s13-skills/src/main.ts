@@ -16,7 +16,7 @@ import {
   TerminalView,
 } from "@harness/cli";
 import { ALL_TOOLS, toolMap } from "@harness/s02-tool-dispatch";
-import { openTrace, secretsOf, TRACE_FLAGS, type TracedEvent, traceAfterRun } from "@harness/s04-tracing";
+import { fanOut, openTrace, secretsOf, TRACE_FLAGS, type TracedEvent, traceAfterRun } from "@harness/s04-tracing";
 import { askPermissionWith, PERMISSION_FLAGS, readPermissions } from "@harness/s05-permissions";
 import { HOOK_EVENTS, hookSeams, killRunningHooks, type NoticeEvent, startHooks } from "@harness/s06-hooks";
 import { type MessageEvent, openSessionFor, SESSION_FLAGS, sessionAfterRun } from "@harness/s07-sessions";
@@ -57,7 +57,7 @@ import {
   TokenBudget,
 } from "@harness/s12-subagents";
 import { demoBrain, ScriptedModel } from "@harness/scripted-model";
-import { type Emit, fanOut } from "@harness/shared";
+import type { Emit } from "@harness/shared";
 import { agentLoop } from "./agent-loop.ts";
 import { readSkills, SKILL_FLAGS, shippedSkills, skillCommands } from "./flags.ts";
 import { preloadSkills } from "./preload-skills.ts";

@@ -9,6 +9,7 @@
  */
 
 import { ALL_TOOLS, dispatch, toolMap } from "@harness/s02-tool-dispatch";
+import { fanOut } from "@harness/s04-tracing";
 import { loadPermissionSettings, type PermissionSettings } from "@harness/s05-permissions";
 import { ContextWindow } from "@harness/s08-compaction";
 import { anthropicAdapter, type ProviderAdapter, scriptedAdapter, WIRE_FORMATS } from "@harness/s09-providers";
@@ -23,7 +24,7 @@ import {
   runFaultCase,
   runLoopContractCase,
 } from "@harness/scripted-model";
-import { fanOut, isValidHistory } from "@harness/shared";
+import { historyProblems } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { agentLoop } from "../src/agent-loop.ts";
 import type { Skill } from "../src/discover-skills.ts";
@@ -85,7 +86,7 @@ describe.each(WIRE_FORMATS)("the loop on %s under the fault matrix, with a skill
           scriptedAdapter(format, scripted, { maxRetries, retryDelayMs: 1, promptCacheKey: () => "k" }),
       });
       expect(faultCaseMismatches(faultCaseOn(fault, format), "streaming", outcome)).toEqual([]);
-      expect(isValidHistory(outcome.history)).toBe(true);
+      expect(historyProblems(outcome.history)).toEqual([]);
       expect(rules.length).toBeGreaterThan(0);
       for (const run of rules) expect(run.after()).toBe(run.before);
     },

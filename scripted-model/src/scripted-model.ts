@@ -332,11 +332,31 @@ function lastIdNumber(messages: MessageCreateParams["messages"]): number {
   return highest;
 }
 
+/**
+ * What the API's schema refuses before any rule of the history: a message that is not an object,
+ * a role it does not know, a content block that is not an object. A loop's history is typed and
+ * never has one; a request body is untyped JSON, so the wire checks it, in the API's words.
+ */
+function shapeProblem(messages: unknown[]): string | null {
+  const notObject = (value: unknown) => typeof value !== "object" || value === null;
+  const objectWanted = "Input should be a valid dictionary or object to extract fields from";
+  for (const [i, message] of messages.entries()) {
+    if (notObject(message)) return `messages.${i}: ${objectWanted}`;
+    const { role, content } = message as { role?: unknown; content?: unknown };
+    if (role !== "user" && role !== "assistant") return `messages.${i}.role: Input should be 'user' or 'assistant'`;
+    const k = Array.isArray(content) ? content.findIndex(notObject) : -1;
+    if (k !== -1) return `messages.${i}.content.${k}: ${objectWanted}`;
+  }
+  return null;
+}
+
 function requestProblem(body: MessageCreateParams, api: ScriptedApi): string | null {
   if (typeof body !== "object" || body === null) return "the body must be a JSON object";
   if (typeof body.model !== "string" || body.model === "") return "model: Field required";
   if (typeof body.max_tokens !== "number") return "max_tokens: Field required";
   if (!Array.isArray(body.messages)) return "messages: Field required";
+  const shape = shapeProblem(body.messages);
+  if (shape) return shape;
   // the API names the first problem it finds, in its own words (historyProblems uses them)
   const [problem] = historyProblems(body.messages);
   if (problem) return problem;

@@ -534,6 +534,16 @@ describe("ScriptedModel through the real SDK", () => {
         ],
         "messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
       ],
+      [
+        "a role the API does not know (the schema is checked before the history's rules)",
+        [{ role: "system", content: "x" }],
+        "messages.0.role: Input should be 'user' or 'assistant'",
+      ],
+      [
+        "a content block that is not an object",
+        [{ role: "user", content: [null, { type: "text", text: "hi" }] }],
+        "messages.0.content.0: Input should be a valid dictionary or object to extract fields from",
+      ],
     ] as [string, MessageParam[], string][])(
       "refuses %s with the API's 400 and its words",
       async (_what, history, message) => {
@@ -559,6 +569,20 @@ describe("ScriptedModel through the real SDK", () => {
         expect((error as BadRequestError).status).toBe(400);
       },
     );
+
+    it("answers a message that is not an object with the API's 400 and its words", async () => {
+      const model = new ScriptedModel({ script: [textReply("not used")] });
+      const response = await model.fetch("http://scripted/v1/messages", {
+        method: "POST",
+        headers: { "x-api-key": "k", "content-type": "application/json" },
+        body: JSON.stringify(params([null, { role: "user", content: "hi" }] as unknown as MessageParam[])),
+      });
+      expect(response.status).toBe(400);
+      const json = (await response.json()) as { error: { message: string } };
+      expect(json.error.message).toBe(
+        "messages.0: Input should be a valid dictionary or object to extract fields from",
+      );
+    });
 
     it("answers a content block that is not an object with a 400, never a dropped connection", async () => {
       const { model, client } = scripted([textReply("not used")], 2);

@@ -27,11 +27,3 @@ export type LoopEvent =
  * (a transcript that cannot be written stops the run).
  */
 export type Emit<E extends { type: string } = LoopEvent> = (event: E) => void;
-
-/** Several listeners as one: each is told every event, in the order given; absent ones are skipped. */
-export function fanOut<E extends { type: string }>(...listeners: (Emit<E> | undefined)[]): Emit<E> {
-  const present = listeners.filter((listener): listener is Emit<E> => listener !== undefined);
-  return (event) => {
-    for (const listener of present) listener(event);
-  };
-}

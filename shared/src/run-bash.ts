@@ -11,22 +11,14 @@
  * Left out: sandboxing. The deny list catches accidents, not attacks.
  */
 import { deniedReason } from "./denied-command.ts";
-import { type GroupRun, runInGroup } from "./run-in-group.ts";
+import { type GroupRun, type RunInGroupOptions, runInGroup } from "./run-in-group.ts";
 import { type ToolResult, toolError } from "./tool-result.ts";
 
-/** Limits of one bash call. */
-export interface RunBashOptions {
-  /** Directory the command runs in. */
-  cwd: string;
+/** Limits of one bash call: those of any program run in a process group, with a default timeout. */
+export type RunBashOptions = Pick<RunInGroupOptions, "cwd" | "signal" | "killGraceMs" | "maxOutputBytes"> & {
   /** Milliseconds before the process group is killed (default 120 000). */
   timeoutMs?: number;
-  /** Bytes of output kept, head and tail together (default 30 000). */
-  maxOutputBytes?: number;
-  /** Aborting it kills the process group, as a timeout does. */
-  signal?: AbortSignal;
-  /** Milliseconds between SIGTERM and SIGKILL when the group is stopped (default 2 000). */
-  killGraceMs?: number;
-}
+};
 
 /** Default seconds before a command is killed. */
 export const DEFAULT_BASH_TIMEOUT_SECONDS = 120;

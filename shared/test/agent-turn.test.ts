@@ -2,7 +2,7 @@ import type { Message, MessageParam } from "@anthropic-ai/sdk/resources/messages
 import { jsonFixtures, readJsonFixture } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
 import { AgentTurn, MISSING_TOOL_NAME } from "../src/agent-turn.ts";
-import { isValidHistory } from "../src/history-problems.ts";
+import { historyProblems } from "../src/history-problems.ts";
 import { MAX_INPUT_DEPTH, nestedDeeperThan } from "../src/nested-deeper-than.ts";
 import { stopReasonFor } from "../src/stop-reason-for.ts";
 
@@ -74,7 +74,7 @@ describe("AgentTurn.fromResponse", () => {
     ]);
     expect(turn.historyContent.map((b) => b.type)).toEqual(["text", "tool_use", "tool_use"]);
     expect(turn.text).toBe("Two commands.");
-    expect(isValidHistory(historyAfter(turn))).toBe(true);
+    expect(historyProblems(historyAfter(turn))).toEqual([]);
   });
 
   it("keeps a thinking block with its signature in the history, out of the text", () => {
@@ -95,13 +95,13 @@ describe("AgentTurn.fromResponse", () => {
     expect(turn.text).toBe("");
     expect(turn.toolCalls).toEqual([]);
     expect(turn.historyContent).toEqual([{ type: "text", text: '(no content; the model stopped with "refusal")' }]);
-    expect(isValidHistory(historyAfter(turn))).toBe(true);
+    expect(historyProblems(historyAfter(turn))).toEqual([]);
   });
 
   it("records content of only empty text blocks as the no-content block", () => {
     const turn = AgentTurn.fromResponse(response([{ type: "text", text: "" }], { stop_reason: "max_tokens" }));
     expect(turn.historyContent).toEqual([{ type: "text", text: '(no content; the model stopped with "max_tokens")' }]);
-    expect(isValidHistory(historyAfter(turn))).toBe(true);
+    expect(historyProblems(historyAfter(turn))).toEqual([]);
   });
 
   it("drops a text block of whitespace only, which the API would reject, and keeps the tool call after it", () => {
@@ -110,7 +110,7 @@ describe("AgentTurn.fromResponse", () => {
     expect(turn.text).toBe("");
     expect(turn.historyContent).toEqual([call]);
     expect(turn.toolCalls).toEqual([{ id: "toolu_1", name: "bash", input: { command: "ls" } }]);
-    expect(isValidHistory(historyAfter(turn))).toBe(true);
+    expect(historyProblems(historyAfter(turn))).toEqual([]);
   });
 
   it("names a null stop reason in the no-content block", () => {
@@ -169,7 +169,7 @@ describe("AgentTurn.fromResponse", () => {
       { type: "text", text: "calling" },
       { type: "tool_use", id: "toolu_ok", name: "bash", input: {} },
     ]);
-    expect(isValidHistory(historyAfter(turn))).toBe(true);
+    expect(historyProblems(historyAfter(turn))).toEqual([]);
   });
 
   it.each([
@@ -181,7 +181,7 @@ describe("AgentTurn.fromResponse", () => {
     expect(turn.historyContent).toEqual([
       { type: "tool_use", id: "toolu_x", name: MISSING_TOOL_NAME, input: { command: "ls" } },
     ]);
-    expect(isValidHistory(historyAfter(turn))).toBe(true);
+    expect(historyProblems(historyAfter(turn))).toEqual([]);
   });
 
   it("gives a tool_use whose input is malformed JSON text an inputError and {} in the history", () => {
@@ -194,7 +194,7 @@ describe("AgentTurn.fromResponse", () => {
     expect(turn.toolCalls[0]).toMatchObject({ id: "toolu_1", name: "bash", input: {} });
     expect(turn.toolCalls[0].inputError).toContain('{"command": "ls');
     expect(turn.historyContent).toEqual([{ type: "tool_use", id: "toolu_1", name: "bash", input: {} }]);
-    expect(isValidHistory(historyAfter(turn))).toBe(true);
+    expect(historyProblems(historyAfter(turn))).toEqual([]);
   });
 
   it("parses a tool_use whose input is a JSON object in a string", () => {
@@ -333,7 +333,7 @@ describe("AgentTurn.fromResponse on recorded API responses", () => {
     expect(turn.toolCalls.map((c) => [c.id, c.name, c.input])).toEqual(toolUses.map((b) => [b.id, b.name, b.input]));
     expect(turn.toolCalls.every((c) => c.inputError === undefined)).toBe(true);
     if (message.content.length > 0) expect(turn.historyContent).toEqual(message.content);
-    expect(isValidHistory(historyAfter(turn))).toBe(true);
+    expect(historyProblems(historyAfter(turn))).toEqual([]);
     // a recorded stop reason goes through the table without surprises
     expect(stopReasonFor(turn)).toBe(toolUses.length > 0 ? null : "final_answer");
   });
@@ -387,6 +387,6 @@ describe("AgentTurn.fromResponse with a repeated tool_use id", () => {
       "toolu_same_2",
       "toolu_same_3",
     ]);
-    expect(isValidHistory(historyAfter(turn))).toBe(true);
+    expect(historyProblems(historyAfter(turn))).toEqual([]);
   });
 });

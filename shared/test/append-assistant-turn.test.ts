@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { AgentTurn } from "../src/agent-turn.ts";
 import { appendAssistantTurn } from "../src/append-assistant-turn.ts";
 import { appendUserText } from "../src/append-user-text.ts";
-import { isValidHistory } from "../src/history-problems.ts";
+import { historyProblems } from "../src/history-problems.ts";
 
 function turn(content: unknown[], stopReason = "end_turn"): AgentTurn {
   return AgentTurn.fromResponse({ content, stop_reason: stopReason, usage: {} } as unknown as Message);
@@ -17,7 +17,7 @@ describe("appendAssistantTurn", () => {
       { role: "user", content: "hi" },
       { role: "assistant", content: [{ type: "text", text: "hello" }] },
     ]);
-    expect(isValidHistory(history)).toBe(true);
+    expect(historyProblems(history)).toEqual([]);
   });
 
   it("copies the turn's blocks, so later edits of the history leave the turn alone", () => {
@@ -41,7 +41,7 @@ describe("appendAssistantTurn", () => {
     appendAssistantTurn(history, turn([{ type: "text", text: "Found it." }]));
     expect(history).toHaveLength(2);
     expect((history[1].content as { type: string }[]).map((b) => b.type)).toEqual(["text", "server_tool_use", "text"]);
-    expect(isValidHistory(history)).toBe(true);
+    expect(historyProblems(history)).toEqual([]);
   });
 
   it("merges into a final assistant prefill written as a string", () => {
@@ -55,7 +55,7 @@ describe("appendAssistantTurn", () => {
       { type: "text", text: "{" },
       { type: "text", text: '"a": 1}' },
     ]);
-    expect(isValidHistory(history)).toBe(true);
+    expect(historyProblems(history)).toEqual([]);
   });
 
   it("merges into an empty final assistant message without leaving an empty text block", () => {
@@ -65,7 +65,7 @@ describe("appendAssistantTurn", () => {
     ];
     appendAssistantTurn(history, turn([{ type: "text", text: "hello" }]));
     expect(history[1].content).toEqual([{ type: "text", text: "hello" }]);
-    expect(isValidHistory(history)).toBe(true);
+    expect(historyProblems(history)).toEqual([]);
   });
 
   it("keeps the history valid when a run failed and the user asks again", () => {
@@ -75,13 +75,13 @@ describe("appendAssistantTurn", () => {
     appendUserText(history, "second");
     appendAssistantTurn(history, turn([{ type: "text", text: "answer" }]));
     expect(history.map((m) => m.role)).toEqual(["user", "assistant"]);
-    expect(isValidHistory(history)).toBe(true);
+    expect(historyProblems(history)).toEqual([]);
   });
 
   it("keeps the history valid for a turn with no content", () => {
     const history: MessageParam[] = [{ role: "user", content: "hi" }];
     appendAssistantTurn(history, turn([], "refusal"));
     appendUserText(history, "why?");
-    expect(isValidHistory(history)).toBe(true);
+    expect(historyProblems(history)).toEqual([]);
   });
 });

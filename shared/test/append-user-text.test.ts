@@ -1,14 +1,14 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { describe, expect, it } from "vitest";
 import { appendUserText } from "../src/append-user-text.ts";
-import { isValidHistory } from "../src/history-problems.ts";
+import { historyProblems } from "../src/history-problems.ts";
 
 describe("appendUserText", () => {
   it("starts an empty history with the user's message", () => {
     const history: MessageParam[] = [];
     appendUserText(history, "hi");
     expect(history).toEqual([{ role: "user", content: "hi" }]);
-    expect(isValidHistory(history)).toBe(true);
+    expect(historyProblems(history)).toEqual([]);
   });
 
   it("adds a new user message after the assistant's answer", () => {
@@ -19,7 +19,7 @@ describe("appendUserText", () => {
     appendUserText(history, "again");
     expect(history).toHaveLength(3);
     expect(history[2]).toEqual({ role: "user", content: "again" });
-    expect(isValidHistory(history)).toBe(true);
+    expect(historyProblems(history)).toEqual([]);
   });
 
   it("merges into the last user message after a run that failed before the model answered", () => {
@@ -34,7 +34,7 @@ describe("appendUserText", () => {
         ],
       },
     ]);
-    expect(isValidHistory(history)).toBe(true);
+    expect(historyProblems(history)).toEqual([]);
   });
 
   it("adds the text after tool results the model never read, keeping the results first", () => {
@@ -49,14 +49,14 @@ describe("appendUserText", () => {
       { type: "tool_result", tool_use_id: "toolu_1", content: "a.ts" },
       { type: "text", text: "now what?" },
     ]);
-    expect(isValidHistory(history)).toBe(true);
+    expect(historyProblems(history)).toEqual([]);
   });
 
   it("keeps the history valid across several failed runs in a row", () => {
     const history: MessageParam[] = [];
     for (const prompt of ["one", "two", "three"]) appendUserText(history, prompt);
     expect(history).toHaveLength(1);
-    expect(isValidHistory(history)).toBe(true);
+    expect(historyProblems(history)).toEqual([]);
     expect((history[0].content as { text: string }[]).map((b) => b.text)).toEqual(["one", "two", "three"]);
   });
 });

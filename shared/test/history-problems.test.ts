@@ -1,6 +1,6 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { describe, expect, it } from "vitest";
-import { historyProblems, isValidHistory } from "../src/history-problems.ts";
+import { historyProblems } from "../src/history-problems.ts";
 
 const user = (content: MessageParam["content"]): MessageParam => ({ role: "user", content });
 const assistant = (content: MessageParam["content"]): MessageParam => ({ role: "assistant", content });
@@ -50,7 +50,7 @@ describe("historyProblems", () => {
     ],
   ] as [string, MessageParam[]][])("finds nothing wrong with %s", (_what, history) => {
     expect(historyProblems(history)).toEqual([]);
-    expect(isValidHistory(history)).toBe(true);
+    expect(historyProblems(history)).toEqual([]);
   });
 
   const missing = (at: number, ids: string) =>
@@ -146,36 +146,13 @@ describe("historyProblems", () => {
     ["an empty user message", [user("")], [emptyMessage(0)]],
     ["an empty user block list", [user("hi"), assistant("a"), user([])], [emptyMessage(2)]],
     ["an empty assistant message before the end", [user("hi"), assistant([]), user("again")], [emptyMessage(1)]],
-    [
-      "a role the API does not know",
-      [{ role: "system", content: "x" }],
-      ["messages.0.role: Input should be 'user' or 'assistant'"],
-    ],
   ] as [string, MessageParam[], string[]][])("reports %s", (_what, history, problems) => {
     expect(historyProblems(history)).toEqual(problems);
-    expect(isValidHistory(history)).toBe(false);
+    expect(historyProblems(history)).not.toEqual([]);
   });
 
   it("reports an empty history", () => {
     expect(historyProblems([])).toEqual(["messages: at least one message is required"]);
-  });
-
-  it("reports a history that is not an array", () => {
-    expect(historyProblems("hi" as unknown as MessageParam[])).toEqual(["messages: Input should be a valid list"]);
-  });
-
-  it("reports a null message instead of throwing", () => {
-    const odd = [null, { role: "user", content: "hi" }] as unknown as MessageParam[];
-    expect(historyProblems(odd)[0]).toBe(
-      "messages.0: Input should be a valid dictionary or object to extract fields from",
-    );
-  });
-
-  it("reports a content block that is not an object instead of throwing", () => {
-    const odd = [{ role: "user", content: [null, { type: "text", text: "hi" }] }] as unknown as MessageParam[];
-    expect(historyProblems(odd)).toEqual([
-      "messages.0.content.0: Input should be a valid dictionary or object to extract fields from",
-    ]);
   });
 
   it("lists every problem it finds, in the order of the messages", () => {

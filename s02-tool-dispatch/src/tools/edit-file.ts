@@ -6,7 +6,6 @@
  * missing final newline), stays as it was.
  */
 import { toolOutput } from "@harness/shared";
-import { z } from "zod";
 import { codedError } from "../dispatch.ts";
 import { defineTool } from "../tool.ts";
 import { openRegularFile, writeAt } from "./open-regular-file.ts";
@@ -19,11 +18,16 @@ export const editFileTool = defineTool({
   description:
     "Replace old_string with new_string in a file. old_string must match the file exactly once " +
     "(include surrounding lines to make it unique).",
-  schema: z.object({
-    path: z.string().describe("Path relative to the working directory."),
-    old_string: z.string().min(1).describe("The exact text to replace."),
-    new_string: z.string().describe("The text to put in its place."),
-  }),
+  inputSchema: {
+    type: "object",
+    properties: {
+      path: { type: "string", description: "Path relative to the working directory." },
+      old_string: { type: "string", minLength: 1, description: "The exact text to replace." },
+      new_string: { type: "string", description: "The text to put in its place." },
+    },
+    required: ["path", "old_string", "new_string"],
+    additionalProperties: false,
+  },
   concurrencySafe: false,
   async run({ path, old_string, new_string }, { cwd }) {
     const resolved = resolveInWorkdir(cwd, path);

@@ -7,7 +7,6 @@ import { stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { DEFAULT_MAX_OUTPUT_BYTES, toolOutput } from "@harness/shared";
 import picomatch from "picomatch";
-import { z } from "zod";
 import { codedError } from "../dispatch.ts";
 import { defineTool } from "../tool.ts";
 import { resolveInWorkdir } from "./resolve-in-workdir.ts";
@@ -20,10 +19,15 @@ export const MAX_GLOB_RESULTS = 100;
 export const globTool = defineTool({
   name: "glob",
   description: `Find files by glob pattern (e.g. "**/*.ts"), newest first, at most ${MAX_GLOB_RESULTS}. Skips .gitignored files and .git.`,
-  schema: z.object({
-    pattern: z.string().min(1).describe('A glob pattern relative to path, e.g. "src/**/*.ts".'),
-    path: z.string().optional().describe("Directory to search in (default: the working directory)."),
-  }),
+  inputSchema: {
+    type: "object",
+    properties: {
+      pattern: { type: "string", minLength: 1, description: 'A glob pattern relative to path, e.g. "src/**/*.ts".' },
+      path: { description: "Directory to search in (default: the working directory).", type: "string" },
+    },
+    required: ["pattern"],
+    additionalProperties: false,
+  },
   concurrencySafe: true,
   async run({ pattern, path = "." }, { cwd, signal, canRead }) {
     const base = resolveInWorkdir(cwd, path);

@@ -13,7 +13,6 @@ import { relative } from "node:path";
 import { DEFAULT_MAX_OUTPUT_BYTES, type ToolResult, toolOutput } from "@harness/shared";
 import picomatch from "picomatch";
 import { RE2JS } from "re2js";
-import { z } from "zod";
 import { codedError } from "../dispatch.ts";
 import { defineTool } from "../tool.ts";
 import { openRegularFile } from "./open-regular-file.ts";
@@ -34,12 +33,17 @@ export const grepTool = defineTool({
   description:
     "Search file contents with a regular expression (RE2 syntax, as ripgrep: no lookaround or backreferences). " +
     `Returns file:line: text, at most ${MAX_GREP_MATCHES} matches. Skips .gitignored files, .git and binary files.`,
-  schema: z.object({
-    pattern: z.string().min(1).describe('A regular expression, e.g. "TODO|FIXME".'),
-    path: z.string().optional().describe("Directory or file to search (default: the working directory)."),
-    include: z.string().optional().describe('Only files matching this glob, e.g. "*.ts" or "src/**/*.ts".'),
-    ignore_case: z.boolean().optional().describe("Match without regard to case."),
-  }),
+  inputSchema: {
+    type: "object",
+    properties: {
+      pattern: { type: "string", minLength: 1, description: 'A regular expression, e.g. "TODO|FIXME".' },
+      path: { description: "Directory or file to search (default: the working directory).", type: "string" },
+      include: { description: 'Only files matching this glob, e.g. "*.ts" or "src/**/*.ts".', type: "string" },
+      ignore_case: { description: "Match without regard to case.", type: "boolean" },
+    },
+    required: ["pattern"],
+    additionalProperties: false,
+  },
   concurrencySafe: true,
   async run({ pattern, path = ".", include, ignore_case = false }, { cwd, signal, canRead }) {
     const matcher = compilePattern(pattern, ignore_case);

@@ -6,6 +6,17 @@ import { grepTool } from "./grep.ts";
 import { readFileTool } from "./read-file.ts";
 import { writeFileTool } from "./write-file.ts";
 
+export {
+  checkInput,
+  type FromSchema,
+  loadZod,
+  type ObjectSchema,
+  type PropertySchema,
+  type PropertyValue,
+  type RequiredKeys,
+  type Zod,
+  zodProblems,
+} from "./check-input.ts";
 export { compilePattern, type LineMatcher, type Search, type SearchOptions, searchFiles } from "./grep.ts";
 export { type Resolved, resolveInWorkdir } from "./resolve-in-workdir.ts";
 export { bashTool, editFileTool, globTool, grepTool, readFileTool, writeFileTool };

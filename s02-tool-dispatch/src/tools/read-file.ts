@@ -5,7 +5,6 @@
  */
 
 import { DEFAULT_MAX_OUTPUT_BYTES, toolOutput } from "@harness/shared";
-import { z } from "zod";
 import { codedError } from "../dispatch.ts";
 import { defineTool } from "../tool.ts";
 import { openRegularFile } from "./open-regular-file.ts";
@@ -23,11 +22,26 @@ export const readFileTool = defineTool({
   description:
     "Read a text file in the working directory. Lines are numbered from 1. For big files, pass offset " +
     `(first line) and limit (number of lines, default ${DEFAULT_READ_LIMIT}). Binary files are refused.`,
-  schema: z.object({
-    path: z.string().describe("Path relative to the working directory."),
-    offset: z.number().int().min(1).optional().describe("First line to return (1-based)."),
-    limit: z.number().int().min(1).optional().describe("Number of lines to return."),
-  }),
+  inputSchema: {
+    type: "object",
+    properties: {
+      path: { type: "string", description: "Path relative to the working directory." },
+      offset: {
+        description: "First line to return (1-based).",
+        type: "integer",
+        minimum: 1,
+        maximum: Number.MAX_SAFE_INTEGER,
+      },
+      limit: {
+        description: "Number of lines to return.",
+        type: "integer",
+        minimum: 1,
+        maximum: Number.MAX_SAFE_INTEGER,
+      },
+    },
+    required: ["path"],
+    additionalProperties: false,
+  },
   concurrencySafe: true,
   async run({ path, offset = 1, limit = DEFAULT_READ_LIMIT }, { cwd, signal }) {
     const resolved = resolveInWorkdir(cwd, path);

@@ -6,7 +6,6 @@
  */
 
 import { toolOutput } from "@harness/shared";
-import { z } from "zod";
 import { codedError } from "../dispatch.ts";
 import { defineTool } from "../tool.ts";
 import { openRegularFile } from "./open-regular-file.ts";
@@ -17,7 +16,12 @@ import { resolveInWorkdir } from "./resolve-in-workdir.ts";
 export const wordCountTool = defineTool({
   name: "word_count",
   description: "Count the words of a text file in the working directory.",
-  schema: z.object({ path: z.string().describe("Path relative to the working directory.") }),
+  inputSchema: {
+    type: "object",
+    properties: { path: { type: "string", description: "Path relative to the working directory." } },
+    required: ["path"],
+    additionalProperties: false,
+  },
   concurrencySafe: true,
   async run({ path }, { cwd }) {
     const resolved = resolveInWorkdir(cwd, path);

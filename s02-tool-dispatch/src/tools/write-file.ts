@@ -8,7 +8,6 @@ import { constants } from "node:fs";
 import { type FileHandle, mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { type ToolResult, toolOutput } from "@harness/shared";
-import { z } from "zod";
 import { codedError } from "../dispatch.ts";
 import { defineTool } from "../tool.ts";
 import { openRegularFile, writeAt } from "./open-regular-file.ts";
@@ -21,10 +20,15 @@ export const writeFileTool = defineTool({
   description:
     "Create or overwrite a file in the working directory with the given content. " +
     "An existing binary or non-UTF-8 file is not overwritten.",
-  schema: z.object({
-    path: z.string().describe("Path relative to the working directory."),
-    content: z.string().describe("The whole new content of the file."),
-  }),
+  inputSchema: {
+    type: "object",
+    properties: {
+      path: { type: "string", description: "Path relative to the working directory." },
+      content: { type: "string", description: "The whole new content of the file." },
+    },
+    required: ["path", "content"],
+    additionalProperties: false,
+  },
   concurrencySafe: false,
   async run({ path, content }, { cwd, signal }) {
     const resolved = resolveInWorkdir(cwd, path);

@@ -21,8 +21,9 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { loadZod, type Zod } from "@harness/s02-tool-dispatch";
 import { findNodeAtLocation, type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
-import { z } from "zod";
+import type { z } from "zod";
 import type { Behavior } from "../decision.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../permission-mode.ts";
 import { DEFAULT_DENY_RULES, DEFAULT_SOURCE, DISABLE_DEFAULT_DENIES } from "./default-denies.ts";
@@ -84,25 +85,31 @@ export interface LoadSettingsOptions {
 /** The modes that run more than default mode does: a project needs trust to set them. */
 const WIDER_MODES: readonly PermissionMode[] = ["acceptEdits", "bypassPermissions"];
 
-const ruleList = z.array(z.string({ error: 'each rule is a string, like "Bash(git diff:*)"' }), {
-  error: "a list of rules is an array of strings",
-});
-const permissionsShape = z.strictObject(
-  {
-    allow: ruleList.optional(),
-    ask: ruleList.optional(),
-    deny: ruleList.optional(),
-    defaultMode: z.enum(PERMISSION_MODES, { error: `defaultMode is one of ${PERMISSION_MODES.join(", ")}` }).optional(),
-    [DISABLE_DEFAULT_DENIES]: z.boolean({ error: `${DISABLE_DEFAULT_DENIES} is true or false` }).optional(),
-  },
-  { error: "permissions is an object with allow, ask, deny, defaultMode" },
-);
-// other keys belong to other chapters (hooks, for one) and are left to them
-const settingsShape = z.looseObject(
-  { permissions: permissionsShape.optional() },
-  { error: "a settings file holds one JSON object" },
-);
-type SettingsFile = z.infer<typeof settingsShape>;
+/** The shape of a settings file, built the first time one is read (see `loadZod`). */
+function settingsShapeWith(z: Zod) {
+  const ruleList = z.array(z.string({ error: 'each rule is a string, like "Bash(git diff:*)"' }), {
+    error: "a list of rules is an array of strings",
+  });
+  const permissionsShape = z.strictObject(
+    {
+      allow: ruleList.optional(),
+      ask: ruleList.optional(),
+      deny: ruleList.optional(),
+      defaultMode: z
+        .enum(PERMISSION_MODES, { error: `defaultMode is one of ${PERMISSION_MODES.join(", ")}` })
+        .optional(),
+      [DISABLE_DEFAULT_DENIES]: z.boolean({ error: `${DISABLE_DEFAULT_DENIES} is true or false` }).optional(),
+    },
+    { error: "permissions is an object with allow, ask, deny, defaultMode" },
+  );
+  // other keys belong to other chapters (hooks, for one) and are left to them
+  return z.looseObject(
+    { permissions: permissionsShape.optional() },
+    { error: "a settings file holds one JSON object" },
+  );
+}
+let settingsShape: ReturnType<typeof settingsShapeWith> | undefined;
+type SettingsFile = z.infer<ReturnType<typeof settingsShapeWith>>;
 
 /**
  * Read the settings of the project in `cwd` and the command line's rules.
@@ -217,6 +224,7 @@ function readSettingsFile(path: string, file: string): ReadSettings | SettingsEr
     const what = first ? describeParseError(printParseErrorCode(first.error)) : "is empty";
     return new SettingsError(file, `is not valid JSON: ${what}`, first ? lineAt(text, first.offset) : undefined);
   }
+  settingsShape ??= settingsShapeWith(loadZod());
   const checked = settingsShape.safeParse(JSON.parse(text));
   if (!checked.success) {
     const issue = checked.error.issues[0];

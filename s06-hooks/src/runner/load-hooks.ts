@@ -16,8 +16,9 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { loadZod, type Zod } from "@harness/s02-tool-dispatch";
 import { LOCAL_SETTINGS, PROJECT_SETTINGS, shippedWithProject } from "@harness/s05-permissions";
-import { z } from "zod";
+import type { z } from "zod";
 import { HOOK_EVENTS, type HookEventName } from "./hook-input.ts";
 import { matcherProblem } from "./match-hooks.ts";
 
@@ -53,20 +54,21 @@ export interface LoadedHooks {
   projectDefinitions: { file: string; shipped: string; hooks: unknown }[];
 }
 
-const commandHook = z.object({
-  type: z.literal("command"),
-  command: z.string().trim().min(1, "the command is empty"),
-  timeout: z
-    .number()
-    .positive("the timeout must be a positive number of seconds")
-    .max(MAX_HOOK_TIMEOUT_SECONDS, `the timeout must be at most ${MAX_HOOK_TIMEOUT_SECONDS} seconds`)
-    .optional(),
-});
-
-const hookGroup = z.object({
-  matcher: z.string().optional(),
-  hooks: z.array(z.unknown()),
-});
+/** The shapes of a hook group and of one command hook, built the first time a file has hooks (s05's `loadZod`). */
+function hookShapesWith(z: Zod) {
+  const commandHook = z.object({
+    type: z.literal("command"),
+    command: z.string().trim().min(1, "the command is empty"),
+    timeout: z
+      .number()
+      .positive("the timeout must be a positive number of seconds")
+      .max(MAX_HOOK_TIMEOUT_SECONDS, `the timeout must be at most ${MAX_HOOK_TIMEOUT_SECONDS} seconds`)
+      .optional(),
+  });
+  const hookGroup = z.object({ matcher: z.string().optional(), hooks: z.array(z.unknown()) });
+  return { commandHook, hookGroup };
+}
+let hookShapes: ReturnType<typeof hookShapesWith> | undefined;
 
 /**
  * Read the hooks configured for `cwd`, for the events the harness fires (`events`; a hook for any
@@ -115,6 +117,8 @@ function readHooks(
     return [];
   }
   const hooks: HookCommand[] = [];
+  hookShapes ??= hookShapesWith(loadZod());
+  const { commandHook, hookGroup } = hookShapes;
   for (const [event, groups] of Object.entries(value)) {
     if (!events.includes(event as HookEventName)) {
       problems.push(`${file}: hooks.${event}: not an event this harness fires (${events.join(", ")}); skipped`);

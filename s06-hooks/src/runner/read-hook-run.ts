@@ -10,7 +10,8 @@
  * such output without a word (its debug log says "treating as plain text"); here the user is told,
  * in one line, that nothing was read, or, where text goes to the model, that it went as text.
  */
-import { z } from "zod";
+import { loadZod, type Zod } from "@harness/s02-tool-dispatch";
+import type { z } from "zod";
 import type { HookEventName } from "./hook-input.ts";
 import type { HookRun } from "./run-hook.ts";
 
@@ -38,23 +39,27 @@ export interface HookOutput {
   };
 }
 
-const hookOutputSchema: z.ZodType<HookOutput> = z.object({
-  continue: z.boolean().optional(),
-  stopReason: z.string().optional(),
-  suppressOutput: z.boolean().optional(),
-  systemMessage: z.string().optional(),
-  decision: z.enum(["block", "approve"]).optional(),
-  reason: z.string().optional(),
-  hookSpecificOutput: z
-    .object({
-      hookEventName: z.string().optional(),
-      permissionDecision: z.enum(["allow", "deny", "ask"]).optional(),
-      permissionDecisionReason: z.string().optional(),
-      additionalContext: z.string().optional(),
-      updatedInput: z.record(z.string(), z.unknown()).optional(),
-    })
-    .optional(),
-});
+/** The shape of a hook's JSON output, built the first time a hook prints JSON (s05's `loadZod`). */
+function hookOutputSchemaWith(z: Zod): z.ZodType<HookOutput> {
+  return z.object({
+    continue: z.boolean().optional(),
+    stopReason: z.string().optional(),
+    suppressOutput: z.boolean().optional(),
+    systemMessage: z.string().optional(),
+    decision: z.enum(["block", "approve"]).optional(),
+    reason: z.string().optional(),
+    hookSpecificOutput: z
+      .object({
+        hookEventName: z.string().optional(),
+        permissionDecision: z.enum(["allow", "deny", "ask"]).optional(),
+        permissionDecisionReason: z.string().optional(),
+        additionalContext: z.string().optional(),
+        updatedInput: z.record(z.string(), z.unknown()).optional(),
+      })
+      .optional(),
+  });
+}
+let hookOutputSchema: z.ZodType<HookOutput> | undefined;
 
 /** What one hook's run means. */
 export type HookOutcome =
@@ -94,6 +99,7 @@ export function readHookRun(run: HookRun, event: HookEventName): HookOutcome {
     const cut = run.stdoutCutBytes > 0 ? ` (${run.stdoutCutBytes} bytes of it were cut)` : "";
     return { kind: "error", message: `${name} printed JSON that does not parse${cut}: ${(error as Error).message}` };
   }
+  hookOutputSchema ??= hookOutputSchemaWith(loadZod());
   const parsed = hookOutputSchema.safeParse(json);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => `${issue.path.join(".") || "output"}: ${issue.message}`);
