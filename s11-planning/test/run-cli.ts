@@ -6,7 +6,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import type { MessageCreateParams, MessageParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
+import type { MessageCreateParams } from "@anthropic-ai/sdk/resources/messages";
 import { listSessions, sessionsDir } from "@harness/s07-sessions";
 import { countsOf, type TokenCounts } from "@harness/s10-prompt-caching";
 import { ScriptedModel, type ScriptedModelOptions, startScriptedServer, toolUse } from "@harness/scripted-model";
@@ -15,6 +15,8 @@ import { type CliRunner, cleanUpAfter, cliRunner, type RunningCli, until } from 
 import { afterEach } from "vitest";
 import { main } from "../src/main.ts";
 import type { Todo } from "../src/parse-todos.ts";
+
+export { lastResults } from "@harness/testkit";
 
 /** The chapter's runner, and a server for each test's scripted model (closed after the test). */
 export function s11Runner(): CliRunner & {
@@ -55,12 +57,6 @@ export const todoWrite = (todos: unknown, id?: string) => toolUse("todo_write", 
 /** The Messages API requests the model received, in order. */
 export function sent(model: ScriptedModel): MessageCreateParams[] {
   return model.requests.filter((r) => r.api === "messages").map((r) => r.body);
-}
-
-/** The tool_result blocks of a request's last message. */
-export function lastResults(body: MessageCreateParams): ToolResultBlockParam[] {
-  const last = body.messages.at(-1) as MessageParam;
-  return typeof last.content === "string" ? [] : last.content.flatMap((b) => (b.type === "tool_result" ? [b] : []));
 }
 
 /** The AgentLoopResult `--json` printed, with s11's `todos`. */

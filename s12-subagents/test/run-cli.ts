@@ -5,13 +5,16 @@
  * request is answered from the steps of the conversation it belongs to, known by its first message
  * (the user's prompt for the parent, the task's prompt for a child).
  */
-import type { MessageCreateParams, MessageParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
+import type { MessageCreateParams, MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { listSessions, sessionsDir } from "@harness/s07-sessions";
 import { ScriptedModel, type ScriptStep, startScriptedServer, textReply } from "@harness/scripted-model";
 import type { AgentLoopResult } from "@harness/shared";
 import { type CliRunner, cliRunner } from "@harness/testkit";
+
 import { afterEach } from "vitest";
 import { main } from "../src/main.ts";
+
+export { lastResults, resultText, toolNames } from "@harness/testkit";
 
 /** The text of a request's first message: whose conversation it is. */
 export function firstText(body: MessageCreateParams): string {
@@ -50,24 +53,6 @@ export function s12Runner(): CliRunner & {
 /** The Messages API requests of the conversation that starts with `start`, in order. */
 export function sentIn(model: ScriptedModel, start: string): MessageCreateParams[] {
   return model.requests.filter((r) => r.api === "messages" && firstText(r.body).startsWith(start)).map((r) => r.body);
-}
-
-/** The tool_result blocks of a request's last message. */
-export function lastResults(body: MessageCreateParams): ToolResultBlockParam[] {
-  const last = body.messages.at(-1) as MessageParam;
-  return typeof last.content === "string" ? [] : last.content.flatMap((b) => (b.type === "tool_result" ? [b] : []));
-}
-
-/** The text of a tool_result block. */
-export function resultText(block: ToolResultBlockParam): string {
-  const { content } = block;
-  if (typeof content === "string") return content;
-  return (content ?? []).flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
-}
-
-/** The names of the tools a request offered. */
-export function toolNames(body: MessageCreateParams): string[] {
-  return (body.tools ?? []).flatMap((tool) => ("name" in tool ? [tool.name] : []));
 }
 
 /** The system prompt of a request, as one string. */

@@ -6,12 +6,15 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { MessageCreateParams, MessageParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
+import type { MessageCreateParams } from "@anthropic-ai/sdk/resources/messages";
 import { demoBrain, ScriptedModel, type ScriptStep, startScriptedServer } from "@harness/scripted-model";
 import type { AgentLoopResult } from "@harness/shared";
 import { type CliRunner, cliRunner } from "@harness/testkit";
+
 import { afterEach } from "vitest";
 import { main } from "../src/main.ts";
+
+export { lastResults, resultText, toolNames } from "@harness/testkit";
 
 /** The chapter's runner, and a scripted model served for it. */
 export function s14Runner(): CliRunner & {
@@ -45,24 +48,6 @@ export function mcpFile(dir: string, servers: Record<string, unknown>, name = "s
 /** The Messages API requests the model got, in order. */
 export function sent(model: ScriptedModel): MessageCreateParams[] {
   return model.requests.filter((r) => r.api === "messages").map((r) => r.body);
-}
-
-/** The tool_result blocks of a request's last message. */
-export function lastResults(body: MessageCreateParams): ToolResultBlockParam[] {
-  const last = body.messages.at(-1) as MessageParam;
-  return typeof last.content === "string" ? [] : last.content.flatMap((b) => (b.type === "tool_result" ? [b] : []));
-}
-
-/** The text of a tool_result block. */
-export function resultText(block: ToolResultBlockParam): string {
-  const { content } = block;
-  if (typeof content === "string") return content;
-  return (content ?? []).flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
-}
-
-/** The names of the tools a request offered. */
-export function toolNames(body: MessageCreateParams): string[] {
-  return (body.tools ?? []).flatMap((tool) => ("name" in tool ? [tool.name] : []));
 }
 
 /** The AgentLoopResult `--json` printed. */

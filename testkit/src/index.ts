@@ -7,5 +7,6 @@ export * from "./fail-writes.ts";
 export * from "./find-browser.ts";
 export * from "./read-chapter-cli.ts";
 export * from "./recorded-fixtures.ts";
+export * from "./request-parts.ts";
 export * from "./run-in-process.ts";
 export * from "./samples-in-order.ts";

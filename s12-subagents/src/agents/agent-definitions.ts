@@ -150,18 +150,10 @@ export function readDefinition(
   text: string,
   tools: readonly string[],
 ): { definition: Omit<AgentDefinition, "source">; notes: string[] } | string {
-  const match = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/.exec(text);
-  if (!match) return "no frontmatter (a --- line, the fields, a --- line, then the prompt)";
-  let fields: unknown;
-  try {
-    fields = parseYaml(match[1]);
-  } catch (error) {
-    return `the frontmatter is not YAML (${(error as Error).message.split("\n")[0]})`;
-  }
-  if (fields === null || typeof fields !== "object" || Array.isArray(fields)) {
-    return "the frontmatter is not a set of fields";
-  }
-  const { name, description, tools: listed, model } = fields as Record<string, unknown>;
+  const read = readFrontmatter(text, "the prompt");
+  if (typeof read === "string") return read;
+  const { fields, body } = read;
+  const { name, description, tools: listed, model } = fields;
   if (typeof name !== "string" || !/^[a-z0-9][a-z0-9_-]*$/.test(name)) {
     return name === undefined ? "name: missing" : "name: lower-case letters, digits, - and _ only";
   }
@@ -170,7 +162,7 @@ export function readDefinition(
     return "tools: a list of tool names, or one line of them split at commas";
   }
   if (model !== undefined && (typeof model !== "string" || model.trim() === "")) return "model: not a model id";
-  const prompt = match[2].trim();
+  const prompt = body.trim();
   if (prompt === "") return "the body (the subagent's system prompt) is empty";
   const notes: string[] = [];
   let named: string[] | undefined;
@@ -217,4 +209,28 @@ function markdownFiles(dir: string): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * A file written as YAML frontmatter between two `---` lines, then a Markdown body (an agent
+ * definition here, a skill in s13): its fields and its body, or what is wrong, in a few words
+ * (`body` names what follows the fields, for the message). The fields are read with a real YAML
+ * parser: such files are written by hand and copied from elsewhere, with quotes, lists and folded lines.
+ */
+export function readFrontmatter(
+  text: string,
+  body: string,
+): { fields: Record<string, unknown>; body: string } | string {
+  const match = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/.exec(text);
+  if (!match) return `no frontmatter (a --- line, the fields, a --- line, then ${body})`;
+  let fields: unknown;
+  try {
+    fields = parseYaml(match[1]);
+  } catch (error) {
+    return `the frontmatter is not YAML (${(error as Error).message.split("\n")[0]})`;
+  }
+  if (fields === null || typeof fields !== "object" || Array.isArray(fields)) {
+    return "the frontmatter is not a set of fields";
+  }
+  return { fields: fields as Record<string, unknown>, body: match[2] };
 }

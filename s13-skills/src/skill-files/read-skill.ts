@@ -1,7 +1,7 @@
 /**
  * One `SKILL.md` read as the Agent Skills format writes it: YAML frontmatter between two `---`
- * lines, then the body in Markdown. The frontmatter is read with a real YAML parser (`yaml`):
- * skills are written by hand and copied from elsewhere, with quotes, lists and folded lines.
+ * lines, then the body in Markdown, read as s12 reads an agent file (`readFrontmatter`, a real YAML
+ * parser): skills are written by hand and copied from elsewhere, with quotes, lists and folded lines.
  *
  *     ---
  *     name: release-notes                  # lowercase letters, digits and hyphens; the folder's name
@@ -16,7 +16,7 @@
  * (`argument-hint`, `model`, `context`, `agent`, `user-invocable`, `hooks`, ...) are read and
  * ignored: a skill written for another harness still loads here.
  */
-import { parse as parseYaml } from "yaml";
+import { readFrontmatter } from "@harness/s12-subagents";
 
 /** Longest `name` the format allows. */
 export const MAX_NAME_LENGTH = 64;
@@ -42,18 +42,9 @@ export interface SkillFile {
  * format it breaks, in a few words. Contract: never throws.
  */
 export function readSkill(text: string, folder: string): SkillFile | string {
-  const match = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/.exec(text);
-  if (!match) return "no frontmatter (a --- line, the fields, a --- line, then the instructions)";
-  let fields: unknown;
-  try {
-    fields = parseYaml(match[1]);
-  } catch (error) {
-    return `the frontmatter is not YAML (${(error as Error).message.split("\n")[0]})`;
-  }
-  if (fields === null || typeof fields !== "object" || Array.isArray(fields)) {
-    return "the frontmatter is not a set of fields";
-  }
-  const record = fields as Record<string, unknown>;
+  const read = readFrontmatter(text, "the instructions");
+  if (typeof read === "string") return read;
+  const record = read.fields;
   const { name, description } = record;
   if (name === undefined) return "name: missing";
   if (typeof name !== "string" || name === "") return "name: not a text";
@@ -74,7 +65,7 @@ export function readSkill(text: string, folder: string): SkillFile | string {
   return {
     name,
     description: description.trim().replace(/\s+/g, " "),
-    body: match[2].trim(),
+    body: read.body.trim(),
     allowedTools: allowed,
     disableModelInvocation: disable === true,
   };
