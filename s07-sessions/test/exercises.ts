@@ -20,7 +20,7 @@ export const exercises = [
   return { role: "user", content: calls.map((call) => toResultBlock(call, INTERRUPTED)) };
 `,
     replace: "  return undefined;\n",
-    test: "left without results|after kill -9|resume one session|forks into a new session|try-it sequence",
+    test: "left without results|after kill -9|resume one session|forks into a new session|the kill -9 and the repair included",
     expect: "fail",
   },
   {
