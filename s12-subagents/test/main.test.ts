@@ -20,11 +20,11 @@ import {
   jsonResult,
   lastResults,
   newestSession,
-  resultText,
   s12Runner,
   sentIn,
   systemText,
   toolNames,
+  toolResultText,
 } from "./run-cli.ts";
 
 const { serve, runHere, startCli, project } = s12Runner();
@@ -68,7 +68,7 @@ describe("pnpm s12", () => {
     expect(JSON.stringify(second.messages)).not.toContain(ASK); // nothing of the parent's conversation
     const [parentFirst, parentSecond] = sentIn(model, ASK);
     expect(toolNames(parentFirst)).toContain("task");
-    expect(lastResults(parentSecond).map(resultText)).toEqual(["a.ts:1 has the only TODO."]);
+    expect(lastResults(parentSecond).map(toolResultText)).toEqual(["a.ts:1 has the only TODO."]);
     expect(lastResults(parentSecond)[0].is_error).toBeFalsy();
     expect(jsonResult(stdout).finalText).toBe("There is one TODO, in a.ts.");
   });
@@ -93,7 +93,7 @@ describe("pnpm s12", () => {
     expect(sentIn(model, TASK)).toHaveLength(2);
     const [result] = lastResults(sentIn(model, ASK)[1]);
     expect(result.is_error).toBe(true);
-    expect(resultText(result)).toBe(
+    expect(toolResultText(result)).toBe(
       "Error [turn_budget]: the subagent used its 2 turns without a final report. Its last text:\nLooking in src.",
     );
     expect(jsonResult(stdout).stopReason).toBe("final_answer");
@@ -111,7 +111,7 @@ describe("pnpm s12", () => {
     expect(sentIn(model, TASK)).toHaveLength(1); // no second call once the budget is spent
     const [result] = lastResults(sentIn(model, ASK)[1]);
     expect(result.is_error).toBe(true);
-    expect(resultText(result)).toMatch(
+    expect(toolResultText(result)).toMatch(
       /^Error \[token_budget\]: the subagent spent 610 tokens, which ran out its budget of 500, after 1 turn/,
     );
   });
@@ -129,7 +129,7 @@ describe("pnpm s12", () => {
     expect(code).toBe(0);
     const [denied] = lastResults(sentIn(model, TASK)[1]);
     expect(denied.is_error).toBe(true);
-    expect(resultText(denied)).toMatch(/denied/);
+    expect(toolResultText(denied)).toMatch(/denied/);
     expect(existsSync(join(cwd, "keep.txt"))).toBe(true);
   });
 
@@ -153,7 +153,7 @@ describe("pnpm s12", () => {
     // the quick child starts and finishes while the slow one waits for its first answer
     expect(order).toEqual(["parent", "slow", "quick", "quick", "slow", "parent"]);
     const results = lastResults(sentIn(model, ASK)[1]);
-    expect(results.map((r) => [r.tool_use_id, resultText(r)])).toEqual([
+    expect(results.map((r) => [r.tool_use_id, toolResultText(r)])).toEqual([
       ["toolu_slow", "slow report"],
       ["toolu_quick", "quick report"],
     ]);
@@ -194,7 +194,7 @@ describe("pnpm s12", () => {
     expect(first.stderr).toMatch(
       /project settings not applied \(not trusted yet\): 1 agent definition in \.harness\/agents/,
     );
-    expect(resultText(lastResults(sentIn(untrusted.model, ASK)[1])[0])).toBe(
+    expect(toolResultText(lastResults(sentIn(untrusted.model, ASK)[1])[0])).toBe(
       'Error [unknown_subagent]: there is no subagent type "reviewer". Types: general-purpose.',
     );
     const trusted = await serve(steps());
@@ -284,7 +284,7 @@ describe("pnpm s12", () => {
     expect((await runHere(["--cwd", project(), ASK], env)).code).toBe(0);
     const [result] = lastResults(sentIn(model, ASK)[1]);
     expect(result.is_error).toBe(true);
-    expect(resultText(result)).toBe(
+    expect(toolResultText(result)).toBe(
       'Error [unknown_subagent]: there is no subagent type "wizard". Types: general-purpose.',
     );
     expect(sentIn(model, TASK)).toHaveLength(0);

@@ -14,7 +14,7 @@ import { type CliRunner, cliRunner } from "@harness/testkit";
 import { afterEach } from "vitest";
 import { main } from "../src/main.ts";
 
-export { lastResults, resultText, toolNames } from "@harness/testkit";
+export { lastResults, toolNames, toolResultText } from "@harness/testkit";
 
 /** The text of a request's first message: whose conversation it is. */
 export function firstText(body: MessageCreateParams): string {

@@ -19,12 +19,12 @@ import {
   copyExampleSkills,
   EXAMPLE_SKILLS,
   lastResults,
-  resultText,
   s13Runner,
   sent,
   skillFile,
   systemText,
   toolNames,
+  toolResultText,
   writeSkills,
 } from "./run-cli.ts";
 
@@ -101,7 +101,7 @@ describe("pnpm s13", () => {
     const [, second] = sent(model);
     const [result] = lastResults(second);
     expect(result.is_error).toBeFalsy();
-    expect(resultText(result)).toBe(
+    expect(toolResultText(result)).toBe(
       `Skill "review-checklist". Base directory for this skill: ${join(cwd, ".harness", "skills", "review-checklist")}\n\n${BODY}`,
     );
     expect(historyProblems(second.messages)).toEqual([]);
@@ -174,10 +174,10 @@ describe("pnpm s13", () => {
     expect(code).toBe(0);
     const [during] = lastResults(sent(model)[1]);
     expect(during.is_error).toBeFalsy();
-    expect(resultText(during)).toMatch(/^[0-9a-f]{7,} Add the cart$/m);
+    expect(toolResultText(during)).toMatch(/^[0-9a-f]{7,} Add the cart$/m);
     const [after] = lastResults(sent(model)[3]);
     expect(after.is_error).toBe(true);
-    expect(resultText(after)).toMatch(/^Error \[not_approved\]: /);
+    expect(toolResultText(after)).toMatch(/^Error \[not_approved\]: /);
     expect(stderr.match(/no terminal to ask/g)).toHaveLength(1); // the second run's question, not the first's
   });
 
@@ -194,7 +194,7 @@ describe("pnpm s13", () => {
     const { code } = await runHere(["--cwd", gitProject()], env, "Read the log\nRead it again\n");
     expect(code).toBe(0);
     expect(lastResults(sent(model)[2])[0].is_error).toBeFalsy();
-    expect(resultText(lastResults(sent(model)[4])[0])).toMatch(/^Error \[not_approved\]: /);
+    expect(toolResultText(lastResults(sent(model)[4])[0])).toMatch(/^Error \[not_approved\]: /);
   });
 
   it("applies a project's allowed-tools only once trusted by s05's rule; untrusted, the skill loads and one line says so", async () => {
@@ -208,7 +208,7 @@ describe("pnpm s13", () => {
       "project settings not applied (not trusted yet): allowed-tools of 1 skill in .harness/skills; start the harness at a terminal to review them",
     ]);
     expect(JSON.stringify(sent(untrusted.model)[0].messages)).toContain("Release 0.2"); // it loaded
-    expect(resultText(lastResults(sent(untrusted.model)[1])[0])).toMatch(/^Error \[not_approved\]: /);
+    expect(toolResultText(lastResults(sent(untrusted.model)[1])[0])).toMatch(/^Error \[not_approved\]: /);
 
     const trusted = await serve(steps());
     const home = trusted.env.HARNESS_HOME as string;
@@ -217,7 +217,7 @@ describe("pnpm s13", () => {
     expect(second.stderr).not.toContain("not applied");
     const [ran] = lastResults(sent(trusted.model)[1]);
     expect(ran.is_error).toBeFalsy();
-    expect(resultText(ran)).toMatch(/Add the cart/);
+    expect(toolResultText(ran)).toMatch(/Add the cart/);
   });
 
   it("asks at a terminal about a project's allowed-tools, in the one trust question; trusted, the command runs unasked", async () => {
@@ -246,7 +246,7 @@ describe("pnpm s13", () => {
     expect(skillDescription(first)).not.toContain("release-notes");
     const [result] = lastResults(second);
     expect(result.is_error).toBe(true);
-    expect(resultText(result)).toBe(
+    expect(toolResultText(result)).toBe(
       'Error [user_only]: the skill "release-notes" is invoked only by the user (/release-notes).',
     );
   });
@@ -275,7 +275,7 @@ describe("pnpm s13", () => {
     expect((await runHere(["--cwd", cwd, "Do magic"], env)).code).toBe(0);
     const [result] = lastResults(sent(model)[1]);
     expect(result.is_error).toBe(true);
-    expect(resultText(result)).toBe('Error [unknown_skill]: there is no skill "wizard". Skills: review-checklist.');
+    expect(toolResultText(result)).toBe('Error [unknown_skill]: there is no skill "wizard". Skills: review-checklist.');
   });
 
   it("reads a file the body names from the skill's folder, inside .harness, and nothing else of .harness", async () => {
@@ -294,7 +294,7 @@ describe("pnpm s13", () => {
     expect((await runHere(["--cwd", cwd, "Review my change"], env)).code).toBe(0);
     const [inSkill, settings] = lastResults(sent(model)[2]);
     expect(inSkill.is_error).toBeFalsy();
-    expect(resultText(inSkill)).toContain("- no TODO left");
+    expect(toolResultText(inSkill)).toContain("- no TODO left");
     expect(settings.is_error).toBe(true);
   });
 

@@ -17,9 +17,9 @@ export {
   jsonResult,
   lastResults,
   newestSession,
-  resultText,
   systemText,
   toolNames,
+  toolResultText,
 } from "../../s12-subagents/test/run-cli.ts";
 
 /** The two example skills the chapter ships, as its Try it copies them. */

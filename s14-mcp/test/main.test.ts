@@ -13,7 +13,7 @@ import { reply, textReply, toolUse } from "@harness/scripted-model";
 import { historyProblems } from "@harness/shared";
 import { until } from "@harness/testkit";
 import { describe, expect, it } from "vitest";
-import { jsonResult, lastResults, mcpFile, resultText, s14Runner, sent, toolNames } from "./run-cli.ts";
+import { jsonResult, lastResults, mcpFile, s14Runner, sent, toolNames, toolResultText } from "./run-cli.ts";
 import { allGone, pidsIn, silentServer, startHttpServer, testServer } from "./servers.ts";
 
 const { serve, serveBrain, runHere, runAtTerminal, startCli, project } = s14Runner();
@@ -74,8 +74,8 @@ describe("pnpm s14", () => {
     const { code, stdout } = await runHere([...args, "--json", ASK], env);
     expect(code).toBe(0);
     const [echo, fail] = lastResults(sent(model)[1]);
-    expect([resultText(echo), echo.is_error]).toEqual(["echo: ping", false]);
-    expect([resultText(fail), fail.is_error]).toEqual(["the thing you asked for is broken", true]);
+    expect([toolResultText(echo), echo.is_error]).toEqual(["echo: ping", false]);
+    expect([toolResultText(fail), fail.is_error]).toEqual(["the thing you asked for is broken", true]);
     expect(readFileSync(callLog, "utf8").split("\n").filter(Boolean)).toHaveLength(2);
     expect(jsonResult(stdout).toolCalls).toBe(2);
   });
@@ -105,7 +105,7 @@ describe("pnpm s14", () => {
       "s14: MCP server silent not started: no answer to initialize and tools/list within 5000 ms (MCP_TIMEOUT)",
     ]);
     expect(toolNames(sent(model)[0])).toContain("mcp__test__echo");
-    expect(resultText(lastResults(sent(model)[1])[0])).toBe("echo: up");
+    expect(toolResultText(lastResults(sent(model)[1])[0])).toBe("echo: up");
     expect(await allGone(pidsIn(pidFile))).toBe(true);
   }, 60_000);
 
@@ -120,8 +120,10 @@ describe("pnpm s14", () => {
     expect(code).toBe(0);
     const [crashed] = lastResults(sent(model)[1]);
     expect(crashed.is_error).toBe(true);
-    expect(resultText(crashed)).toMatch(/^Error \[mcp_crashed\]: the MCP server test stopped during mcp__test__crash/);
-    expect(resultText(lastResults(sent(model)[2])[0])).toBe("echo: back");
+    expect(toolResultText(crashed)).toMatch(
+      /^Error \[mcp_crashed\]: the MCP server test stopped during mcp__test__crash/,
+    );
+    expect(toolResultText(lastResults(sent(model)[2])[0])).toBe("echo: back");
     expect(stderr).toContain("s14: MCP server test stopped during a call: started again");
     expect(historyProblems(sent(model)[2].messages)).toEqual([]);
     expect(await allGone(pidsIn(pidFile))).toBe(true); // both, the first and the one started again
@@ -134,7 +136,7 @@ describe("pnpm s14", () => {
     expect(code).toBe(0);
     const [slow] = lastResults(sent(model)[1]);
     expect(slow.is_error).toBe(true);
-    expect(resultText(slow)).toMatch(/^Error \[mcp_timeout\]: mcp__test__slow gave no answer within 500 ms/);
+    expect(toolResultText(slow)).toMatch(/^Error \[mcp_timeout\]: mcp__test__slow gave no answer within 500 ms/);
   });
 
   it("keeps a denied call from reaching the server (mcp__SERVER__TOOL and mcp__SERVER rules)", async () => {
@@ -145,7 +147,7 @@ describe("pnpm s14", () => {
       expect(code).toBe(0);
       const [denied] = lastResults(sent(model)[1]);
       expect(denied.is_error).toBe(true);
-      expect(resultText(denied)).toContain(`rule ${rule} from --deny`);
+      expect(toolResultText(denied)).toContain(`rule ${rule} from --deny`);
       expect(existsSync(callLog)).toBe(false);
     }
   });
@@ -161,7 +163,7 @@ describe("pnpm s14", () => {
     expect(code).toBe(0);
     const [blocked] = lastResults(sent(model)[1]);
     expect(blocked.is_error).toBe(true);
-    expect(resultText(blocked)).toContain("not this one");
+    expect(toolResultText(blocked)).toContain("not this one");
     expect(JSON.parse(readFileSync(join(cwd, "hook-input.json"), "utf8"))).toMatchObject({
       tool_name: "mcp__test__echo",
       tool_input: { text: "hooked" },
@@ -250,7 +252,7 @@ describe("pnpm s14", () => {
     const file = mcpFile(cwd, { remote: { type: "http", url } });
     const { code } = await runHere(["--cwd", cwd, "--mcp-config", file, "--allow", "mcp__remote", ASK], env);
     expect(code).toBe(0);
-    expect(resultText(lastResults(sent(model)[1])[0])).toBe("echo: http");
+    expect(toolResultText(lastResults(sent(model)[1])[0])).toBe("echo: http");
   }, 60_000);
 
   it("holds 150 tools back behind tool_search, and the model finds and calls the one it needs", async () => {
@@ -271,7 +273,7 @@ describe("pnpm s14", () => {
     expect(toolNames(first).filter((name) => name.startsWith("mcp__"))).toEqual([]);
     expect(toolNames(second)).toContain("mcp__many__weather_forecast"); // loaded by the search
     expect(toolNames(second).filter((name) => name.startsWith("mcp__")).length).toBeLessThanOrEqual(5);
-    expect(resultText(lastResults(third)[0])).toBe("sunny, 21 degrees");
+    expect(toolResultText(lastResults(third)[0])).toBe("sunny, 21 degrees");
     expect(stdout).toContain("mcp__many__weather_forecast answered: sunny, 21 degrees");
   }, 60_000);
 

@@ -14,7 +14,7 @@ import { type CliRunner, cliRunner } from "@harness/testkit";
 import { afterEach } from "vitest";
 import { main } from "../src/main.ts";
 
-export { lastResults, resultText, toolNames } from "@harness/testkit";
+export { lastResults, toolNames, toolResultText } from "@harness/testkit";
 
 /** The chapter's runner, and a scripted model served for it. */
 export function s14Runner(): CliRunner & {

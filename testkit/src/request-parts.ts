@@ -11,7 +11,7 @@ export function lastResults(body: MessageCreateParams): ToolResultBlockParam[] {
 }
 
 /** The text of a tool_result block. */
-export function resultText(block: ToolResultBlockParam): string {
+export function toolResultText(block: ToolResultBlockParam): string {
   const { content } = block;
   if (typeof content === "string") return content;
   return (content ?? []).flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
