@@ -12,9 +12,9 @@
  * skill's files). Left out: skills in nested folders, plugins and managed settings, which Claude
  * Code also reads.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { readSkill, type SkillFile } from "./skill-files/read-skill.ts";
+import { readSkillFile, type SkillFile } from "./skill-files/read-skill.ts";
 
 /** Where the project's skills are, inside the working directory. */
 export const PROJECT_SKILLS = join(".harness", "skills");
@@ -55,7 +55,7 @@ export function discoverSkills(cwd: string, home: string): LoadedSkills {
     for (const folder of skillFolders(root)) {
       const dir = join(root, folder);
       const file = join(shown, folder, SKILL_FILE);
-      const read = readSkill(readFileSync(join(dir, SKILL_FILE), "utf8"), folder);
+      const read = readSkillFile(join(dir, SKILL_FILE), folder);
       if (typeof read === "string") {
         problems.push(`skills: ${file}: ${read}; skipped`);
         continue;

@@ -11,11 +11,10 @@
  *     skills: [release-notes]              # or one line split at commas
  *     ---
  */
-import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import { readProjectFile } from "@harness/s02-tool-dispatch";
 import { harnessHome } from "@harness/s05-permissions";
-import { type AgentDefinition, subagentSystem } from "@harness/s12-subagents";
-import { parse as parseYaml } from "yaml";
+import { type AgentDefinition, readFrontmatter, subagentSystem } from "@harness/s12-subagents";
 import type { LoadedSkills } from "./discover-skills.ts";
 import { loadedText } from "./skills.ts";
 
@@ -51,9 +50,8 @@ export function listedSkills(definition: AgentDefinition, cwd: string): string[]
       ? join(harnessHome(), "agents", basename(definition.file))
       : join(cwd, definition.file);
   try {
-    const match = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---/.exec(readFileSync(path, "utf8"));
-    const fields = match ? (parseYaml(match[1]) as Record<string, unknown> | null) : null;
-    const value = fields?.skills;
+    const read = readFrontmatter(readProjectFile(path), "the prompt");
+    const value = typeof read === "string" ? undefined : read.fields.skills;
     const names = typeof value === "string" ? value.split(",") : Array.isArray(value) ? value : [];
     return names
       .filter((name): name is string => typeof name === "string")

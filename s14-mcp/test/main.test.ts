@@ -47,6 +47,19 @@ describe("pnpm s14", () => {
     );
   }, 60_000);
 
+  it("does not wait on a named pipe a project ships as its .mcp.json or an agent file: one line each, the run goes on", async () => {
+    const { model, env } = await serve([textReply("Seen.")]);
+    const cwd = project();
+    mkdirSync(join(cwd, ".harness", "agents"), { recursive: true });
+    execFileSync("mkfifo", [join(cwd, ".mcp.json"), join(cwd, ".harness", "agents", "x.md")]);
+    const { code, stderr } = await runHere(["--cwd", cwd, ASK], env);
+    expect(code).toBe(0);
+    expect(stderr).toContain(".mcp.json: not read (");
+    expect(stderr).toContain(".harness/agents/x.md: not read (");
+    expect(stderr).toMatch(/is a named pipe, not a regular file/);
+    expect(sent(model)).toHaveLength(1);
+  }, 30_000);
+
   it("offers each server tool as mcp__SERVER__TOOL with the server's JSON Schema", async () => {
     const { model, env } = await serve([textReply("Seen.")]);
     const { args } = withTestServer();

@@ -18,6 +18,7 @@ export {
   zodProblems,
 } from "./check-input.ts";
 export { compilePattern, type LineMatcher, type Search, type SearchOptions, searchFiles } from "./grep.ts";
+export { MAX_PROJECT_FILE_BYTES, readProjectFile } from "./open-regular-file.ts";
 export { type Resolved, resolveInWorkdir } from "./resolve-in-workdir.ts";
 export { bashTool, editFileTool, globTool, grepTool, readFileTool, writeFileTool };
 

@@ -5,7 +5,7 @@
  * O_NONBLOCK and checked again on the open handle, so a pipe put there in between cannot block.
  * Leaves out: what the file contains (see `readLines`).
  */
-import { constants, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
 import type { ToolErrorCode } from "../dispatch.ts";
 
@@ -46,10 +46,32 @@ export async function writeAt(handle: FileHandle, bytes: Uint8Array, position: n
   }
 }
 
-function notAFile(info: Stats, shown: string): Opened {
+function notAFile(info: Stats, shown: string): Opened & { ok: false } {
   if (info.isDirectory()) {
     return { ok: false, code: "not_a_file", reason: `${shown} is a directory; use glob to list its files.` };
   }
   const kind = info.isFIFO() ? "a named pipe" : info.isSocket() ? "a socket" : "a device";
   return { ok: false, code: "not_a_file", reason: `${shown} is ${kind}, not a regular file.` };
+}
+
+/** The most a file a project ships for the harness (settings, agent files, skills, server lists) may hold. */
+export const MAX_PROJECT_FILE_BYTES = 1024 * 1024;
+
+/**
+ * Read a file a project ships for the harness itself, synchronously, as it starts: only a regular
+ * file of at most `maxBytes`, opened with O_NONBLOCK and checked on the open handle, so a named
+ * pipe or a device a cloned repository puts in its place cannot freeze the start, nor a huge one
+ * fill the memory.
+ * Contract: throws an Error saying why (missing, not a regular file, too big, refused).
+ */
+export function readProjectFile(path: string, maxBytes = MAX_PROJECT_FILE_BYTES): string {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile()) throw new Error(`${notAFile(info, path).reason}`);
+    if (info.size > maxBytes) throw new Error(`${path} is ${info.size} bytes, more than ${maxBytes}`);
+    return readFileSync(fd, "utf8");
+  } finally {
+    closeSync(fd);
+  }
 }

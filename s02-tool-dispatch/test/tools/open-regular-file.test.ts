@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { openRegularFile, writeAt } from "../../src/tools/open-regular-file.ts";
+import { openRegularFile, readProjectFile, writeAt } from "../../src/tools/open-regular-file.ts";
 import { tempWorkdir } from "../temp-workdir.ts";
 
 describe("openRegularFile", () => {
@@ -46,5 +46,28 @@ describe("openRegularFile", () => {
       code: "not_found",
       reason: "nope does not exist.",
     });
+  });
+});
+
+describe("readProjectFile", () => {
+  it("reads a regular file", () => {
+    const cwd = tempWorkdir();
+    writeFileSync(join(cwd, "settings.json"), "{}\n");
+    expect(readProjectFile(join(cwd, "settings.json"))).toBe("{}\n");
+  });
+
+  it("refuses a named pipe at once instead of waiting for a writer", () => {
+    const cwd = tempWorkdir();
+    execFileSync("mkfifo", [join(cwd, "pipe")]);
+    expect(() => readProjectFile(join(cwd, "pipe"))).toThrow(/is a named pipe, not a regular file/);
+  });
+
+  it("refuses a directory and a file over the limit", () => {
+    const cwd = tempWorkdir();
+    mkdirSync(join(cwd, "dir"));
+    writeFileSync(join(cwd, "big"), "x".repeat(101));
+    expect(() => readProjectFile(join(cwd, "dir"))).toThrow(/is a directory/);
+    expect(() => readProjectFile(join(cwd, "big"), 100)).toThrow(/101 bytes, more than 100/);
+    expect(readProjectFile(join(cwd, "big"), 101)).toHaveLength(101);
   });
 });

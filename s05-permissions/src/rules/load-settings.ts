@@ -19,9 +19,9 @@
  * and `"defaultMode": "bypassPermissions"`, which belong in your local file. Left out: user-wide and
  * managed settings (`~/.claude`, `/etc`), which Claude Code also reads.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { loadZod, type Zod } from "@harness/s02-tool-dispatch";
+import { loadZod, readProjectFile, type Zod } from "@harness/s02-tool-dispatch";
 import { findNodeAtLocation, type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
 import type { z } from "zod";
 import type { Behavior } from "../decision.ts";
@@ -213,7 +213,7 @@ interface ReadSettings {
 function readSettingsFile(path: string, file: string): ReadSettings | SettingsError {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readProjectFile(path);
   } catch (error) {
     return new SettingsError(file, `cannot be read: ${(error as Error).message}`);
   }

@@ -20,8 +20,9 @@
  * skipped; the others load. The frontmatter is read with a real YAML parser (`yaml`): agent files
  * are written by hand and copied from elsewhere, with quotes, lists and folded lines in them.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { readProjectFile } from "@harness/s02-tool-dispatch";
 import { CLAUDE_CODE_TOOL_NAMES, type Shipped } from "@harness/s05-permissions";
 import { parse as parseYaml } from "yaml";
 
@@ -92,7 +93,12 @@ export function loadAgentDefinitions(cwd: string, home: string, tools: readonly 
     const named = new Set<string>();
     for (const name of markdownFiles(dir)) {
       const file = join(shown, name);
-      const read = readDefinition(readFileSync(join(dir, name), "utf8"), tools);
+      let read: ReturnType<typeof readDefinition>;
+      try {
+        read = readDefinition(readProjectFile(join(dir, name)), tools);
+      } catch (error) {
+        read = `not read (${(error as Error).message})`;
+      }
       if (typeof read === "string") {
         problems.push(`agents: ${file}: ${read}; skipped`);
         continue;

@@ -16,6 +16,7 @@
  * (`argument-hint`, `model`, `context`, `agent`, `user-invocable`, `hooks`, ...) are read and
  * ignored: a skill written for another harness still loads here.
  */
+import { readProjectFile } from "@harness/s02-tool-dispatch";
 import { readFrontmatter } from "@harness/s12-subagents";
 
 /** Longest `name` the format allows. */
@@ -35,6 +36,19 @@ export interface SkillFile {
   allowedTools: string[];
   /** True when only the user may invoke it: it is left out of the model's list. */
   disableModelInvocation: boolean;
+}
+
+/**
+ * Read the `SKILL.md` at `path` (s02's `readProjectFile`: a regular file of at most 1 MiB, so a
+ * pipe a cloned project ships cannot freeze the start) as `readSkill` does, or why it was not read.
+ * Contract: never throws.
+ */
+export function readSkillFile(path: string, folder: string): SkillFile | string {
+  try {
+    return readSkill(readProjectFile(path), folder);
+  } catch (error) {
+    return `not read (${(error as Error).message})`;
+  }
 }
 
 /**

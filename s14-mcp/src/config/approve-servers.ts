@@ -12,8 +12,9 @@
  *
  * A server from a file you named with `--mcp-config` is yours, and starts without a question.
  */
-import { readFileSync } from "node:fs";
+
 import { join } from "node:path";
+import { readProjectFile } from "@harness/s02-tool-dispatch";
 import { LOCAL_SETTINGS, type Shipped, shippedWithProject } from "@harness/s05-permissions";
 import { describeServer, PROJECT_MCP_FILE, type ServerConfig } from "./mcp-config.ts";
 
@@ -37,7 +38,7 @@ export function readLocalApproval(cwd: string): LocalApproval {
   const none: LocalApproval = { all: false, enabled: [], disabled: [] };
   let settings: Record<string, unknown>;
   try {
-    settings = JSON.parse(readFileSync(join(cwd, LOCAL_SETTINGS), "utf8"));
+    settings = JSON.parse(readProjectFile(join(cwd, LOCAL_SETTINGS)));
   } catch {
     return none;
   }

@@ -12,8 +12,9 @@
  * server; the others load. Left out: Claude Code's user and local scopes (`~/.claude.json`), SSE
  * (deprecated in the protocol), OAuth.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { readProjectFile } from "@harness/s02-tool-dispatch";
 import { z } from "zod";
 
 /** The project's server file, at the root of the working directory. */
@@ -79,7 +80,7 @@ export function readServerConfigs(cwd: string, userFiles: readonly string[] = []
   const read = (path: string, file: string, source: ServerConfig["source"]) => {
     let parsed: z.infer<typeof fileShape>;
     try {
-      parsed = fileShape.parse(JSON.parse(readFileSync(path, "utf8")));
+      parsed = fileShape.parse(JSON.parse(readProjectFile(path)));
     } catch (error) {
       const why = error instanceof z.ZodError ? 'expected {"mcpServers": {NAME: {...}}}' : firstLine(error);
       problems.push(`${file}: not read (${why})`);
