@@ -3,9 +3,9 @@
  * its input is checked (`parse`), whether it may run beside other tools, and the handler.
  *
  * The chapter's tools are written as the JSON Schema the model reads: `defineTool` derives the
- * parse from it (`checkInput`, zod's check of that schema), so the two cannot drift. A tool written with zod derives both
- * from its zod schema instead; one that brings its own `parse` (one an MCP server offers, in a
- * later chapter) fits the same map.
+ * parse from it (`checkInput`, a JSON Schema validator's check of that schema), so the two cannot
+ * drift. A tool written with zod derives both from its zod schema instead; one that brings its
+ * own `parse` (one an MCP server offers, in a later chapter) fits the same map.
  */
 import type { Tool as ApiTool } from "@anthropic-ai/sdk/resources/messages";
 import type { ToolResult } from "@harness/shared";

@@ -203,7 +203,7 @@ describe("pnpm s06: hooks written for Claude Code", () => {
     expect(existsSync(join(cwd, "other.txt"))).toBe(false);
     expect(result).toMatchObject({
       content:
-        "Error [invalid_arguments]: a PreToolUse hook changed this call's input (updatedInput) to one bash does not take (command: Invalid input: expected string, received undefined); nothing ran.",
+        'Error [invalid_arguments]: a PreToolUse hook changed this call\'s input (updatedInput) to one bash does not take (command: Instance does not have required property "command".); nothing ran.',
       is_error: true,
     });
   }, 60_000);

@@ -12,7 +12,7 @@ import { loadZod, type Zod } from "@harness/s02-tool-dispatch";
 import { addMessage } from "./add-message.ts";
 import { isSessionId, type MessageRecord, type SessionHeader, TRANSCRIPT_VERSION } from "./store/transcript-record.ts";
 
-/** The shapes of a transcript's lines, built the first time one is read (s05's `loadZod`). */
+/** The shapes of a transcript's lines, built the first time one is read (s02's `loadZod`). */
 function shapesWith(z: Zod) {
   const sessionId = z.string().refine(isSessionId, "is not a session id");
   /** The header's shape; `version` is checked on its own, so a newer one gets its own error. */

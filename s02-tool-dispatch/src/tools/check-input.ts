@@ -2,14 +2,15 @@
  * A tool's input checked against the JSON Schema the model reads. One schema is both what the
  * model is told and what the handler accepts, and the first request needs no library to make it.
  *
- * The check is zod's: `z.fromJSONSchema` turns the schema into a zod schema the first time a tool's
- * input is checked (zod is loaded then, not as the harness starts), so each problem is worded as
- * zod words it, whichever way a tool is written. The types below give the handler its input's type
- * from the same object; they read the keywords the chapter's tools use (flat properties of type
- * string, integer, number or boolean, an `enum`).
+ * The check is a JSON Schema validator's (`@cfworker/json-schema`: eight small modules, loaded
+ * the first time a tool's input is checked, not as the harness starts), and each problem is
+ * worded as it words it. The types below give the handler its input's type from the same object;
+ * they read the keywords the chapter's tools use (flat properties of type string, integer, number
+ * or boolean, an `enum`).
  */
 import { createRequire } from "node:module";
-import type { ZodError, ZodType } from "zod";
+import type { OutputUnit, Validator } from "@cfworker/json-schema";
+import type { ZodError } from "zod";
 import type { Parsed } from "../tool.ts";
 
 /** A tool's input schema: an object of flat properties. */
@@ -49,37 +50,60 @@ export type PropertyValue<P extends PropertySchema> = P["type"] extends "string"
     ? boolean
     : number;
 
-/** zod's `z`: what a shape is built with. */
-export type Zod = typeof import("zod").z;
+/** The validator made for each schema, once; the library is loaded with the first. */
+const validators = new WeakMap<ObjectSchema, Validator>();
 
-/**
- * zod's `z`, loaded on the first call (later calls get the module Node already holds): a run that
- * checks nothing never loads its ~95 modules. `require`, because a check is synchronous.
- */
-export function loadZod(): Zod {
-  return createRequire(import.meta.url)("zod").z;
+function validatorFor(schema: ObjectSchema): Validator {
+  let validator = validators.get(schema);
+  if (!validator) {
+    // `require`, because a check is synchronous
+    const { Validator } = createRequire(import.meta.url)(
+      "@cfworker/json-schema",
+    ) as typeof import("@cfworker/json-schema");
+    validator = new Validator(schema as object, "2020-12", false); // false: every problem, not the first
+    validators.set(schema, validator);
+  }
+  return validator;
 }
-
-/** The zod schema each JSON Schema became, made once per schema. */
-const checkers = new WeakMap<ObjectSchema, ZodType>();
 
 /**
  * Check `input` against `schema`: the input with only the schema's properties (a property the
- * model was told not to send is dropped, as zod's objects do, rather than failing the call), or
- * every problem, as `zodProblems` words them.
+ * model was told not to send is dropped rather than failing the call), or every problem, as
+ * `schemaProblems` words them.
  * Contract: never throws.
  */
 export function checkInput<S extends ObjectSchema>(schema: S, input: unknown): Parsed<FromSchema<S>> {
-  let checker = checkers.get(schema);
-  if (!checker) {
-    const { additionalProperties: _, ...open } = schema;
-    const json = open as unknown as Parameters<Zod["fromJSONSchema"]>[0];
-    checker = (loadZod().fromJSONSchema(json) as ReturnType<Zod["object"]>).strip();
-    checkers.set(schema, checker);
-  }
-  const parsed = checker.safeParse(input);
-  if (parsed.success) return { ok: true, value: parsed.data as FromSchema<S> };
-  return { ok: false, error: zodProblems(parsed.error) };
+  const value =
+    input !== null && typeof input === "object" && !Array.isArray(input)
+      ? Object.fromEntries(
+          Object.entries(input).filter(([key, v]) => Object.hasOwn(schema.properties, key) && v !== undefined),
+        )
+      : input;
+  const result = validatorFor(schema).validate(value);
+  if (result.valid) return { ok: true, value: value as FromSchema<S> };
+  return { ok: false, error: schemaProblems(result.errors) };
+}
+
+/**
+ * The validator's problems as one line: each as `field: message` (`input` for the whole), joined
+ * by `; `. A missing property is named as the field; a `properties` entry only says a property
+ * below failed, which its own entry tells.
+ */
+export function schemaProblems(errors: readonly OutputUnit[]): string {
+  return errors
+    .filter((e) => e.keyword !== "properties")
+    .map((e) => {
+      const missing = e.keyword === "required" ? /required property "(.*)"/.exec(e.error)?.[1] : undefined;
+      return `${fieldOf(e.instanceLocation, missing)}: ${e.error}`;
+    })
+    .join("; ");
+}
+
+/** `#/old_string` as `old_string`, `#/a/b` as `a.b`, `#` as `input` (JSON Pointer's ~1 and ~0 undone). */
+function fieldOf(location: string, property?: string): string {
+  const parts = location.replace(/^#\/?/, "").split("/").filter(Boolean);
+  const names = [...parts.map((p) => p.replaceAll("~1", "/").replaceAll("~0", "~")), ...(property ? [property] : [])];
+  return names.length ? names.join(".") : "input";
 }
 
 /** zod's problems as one line: each as `field: message` (`input` for the whole), joined by `; `. */

@@ -9,15 +9,15 @@ import { writeFileTool } from "./write-file.ts";
 export {
   checkInput,
   type FromSchema,
-  loadZod,
   type ObjectSchema,
   type PropertySchema,
   type PropertyValue,
   type RequiredKeys,
-  type Zod,
+  schemaProblems,
   zodProblems,
 } from "./check-input.ts";
 export { compilePattern, type LineMatcher, type Search, type SearchOptions, searchFiles } from "./grep.ts";
+export { loadZod, type Zod } from "./load-zod.ts";
 export { MAX_PROJECT_FILE_BYTES, readProjectFile } from "./open-regular-file.ts";
 export { type Resolved, resolveInWorkdir } from "./resolve-in-workdir.ts";
 export { bashTool, editFileTool, globTool, grepTool, readFileTool, writeFileTool };

@@ -54,7 +54,7 @@ export interface LoadedHooks {
   projectDefinitions: { file: string; shipped: string; hooks: unknown }[];
 }
 
-/** The shapes of a hook group and of one command hook, built the first time a file has hooks (s05's `loadZod`). */
+/** The shapes of a hook group and of one command hook, built the first time a file has hooks (s02's `loadZod`). */
 function hookShapesWith(z: Zod) {
   const commandHook = z.object({
     type: z.literal("command"),

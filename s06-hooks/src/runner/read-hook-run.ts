@@ -39,7 +39,7 @@ export interface HookOutput {
   };
 }
 
-/** The shape of a hook's JSON output, built the first time a hook prints JSON (s05's `loadZod`). */
+/** The shape of a hook's JSON output, built the first time a hook prints JSON (s02's `loadZod`). */
 function hookOutputSchemaWith(z: Zod): z.ZodType<HookOutput> {
   return z.object({
     continue: z.boolean().optional(),
