@@ -108,6 +108,16 @@ describe("loadHooks", () => {
     expect(loaded.problems[0]).toMatch(/^\.harness\/settings\.json: not read \(.+\); its hooks are skipped$/);
   });
 
+  it("skips a settings file that is a named pipe, at once, and still loads the other", () => {
+    execFileSync("mkfifo", [join(cwd, PROJECT_SETTINGS)]); // a read of it would wait for a writer forever
+    write(LOCAL_SETTINGS, { hooks: { Stop: [{ hooks: [{ type: "command", command: "mine" }] }] } });
+    const loaded = loadHooks(cwd);
+    expect(loaded.hooks.map((hook) => [hook.command, hook.source])).toEqual([["mine", "local"]]);
+    expect(loaded.problems).toEqual([
+      expect.stringMatching(/^\.harness\/settings\.json: not read \(.*not a regular file.*\); its hooks are skipped$/),
+    ]);
+  });
+
   it("refuses settings that are not an object, and hooks that are not an object of events", () => {
     write(PROJECT_SETTINGS, "[1, 2]");
     write(LOCAL_SETTINGS, { hooks: ["PreToolUse"] });

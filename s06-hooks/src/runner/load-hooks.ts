@@ -14,9 +14,9 @@
  * `problems` and is skipped; everything else still loads. Other keys (s05's `permissions`) are
  * not this file's business.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { loadZod, type Zod } from "@harness/s02-tool-dispatch";
+import { loadZod, readProjectFile, type Zod } from "@harness/s02-tool-dispatch";
 import { LOCAL_SETTINGS, PROJECT_SETTINGS, shippedWithProject } from "@harness/s05-permissions";
 import type { z } from "zod";
 import { HOOK_EVENTS, type HookEventName } from "./hook-input.ts";
@@ -93,7 +93,7 @@ function readHooksValue(cwd: string, file: string, problems: string[]): unknown 
   if (!existsSync(path)) return undefined;
   let settings: unknown;
   try {
-    settings = JSON.parse(readFileSync(path, "utf8"));
+    settings = JSON.parse(readProjectFile(path)); // a regular file of at most 1 MiB, never a pipe
   } catch (error) {
     problems.push(`${file}: not read (${(error as Error).message}); its hooks are skipped`);
     return undefined;
