@@ -1,5 +1,5 @@
 /**
- * The rules that hold with no settings at all: secrets and the harness's own settings stay out of
+ * The rules that hold with no settings at all: secrets and the harness's own files stay out of
  * the model's reach, through every tool, in every mode, bypassPermissions included.
  *
  * - reading any file whose name starts with `.env`, anywhere (`.env`, `.env.local`, `.envrc`;
@@ -11,8 +11,8 @@
  *   what it said before...
  * - ...nor editing anything there, skills and agents included, to widen its limits at the next start.
  *
- * The harness's own files, each chapter's: every file at the top of a `.harness`, which is where
- * the harness keeps them: settings.json and settings.local.json (s05, s06's hooks, s14's servers),
+ * The harness's own files, each chapter's: the files at the top of a `.harness` (`*.*`), where the
+ * harness keeps them: settings.json and settings.local.json (s05, s06's hooks, s14's servers),
  * trusted-projects.json (s05's trust), and the `.tmp` files they are written through; `projects/`,
  * HARNESS_HOME's record of each project: traces (s04) and transcripts with their locks (s07); and
  * `agents/` (s12), a child's instructions, not the model's to read. `skills/` (s13) is left
