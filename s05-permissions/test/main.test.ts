@@ -134,7 +134,10 @@ describe("pnpm s05", () => {
       ".harness/settings.json": '{"permissions": {"deny": ["Bash(rm:*)"]}}\n',
       ".harness/skills/deploy/steps.md": "1. build STEP-MARKER\n",
     });
-    const home = join(project({ ".harness/trusted-projects.json": '{"projects": {"TRUST-MARKER": {}}}\n' }), ".harness");
+    const home = join(
+      project({ ".harness/trusted-projects.json": '{"projects": {"TRUST-MARKER": {}}}\n' }),
+      ".harness",
+    );
     const data = harnessDataDir(cwd, { HARNESS_HOME: home });
     const session = join(data, "sessions", "s1.jsonl");
     mkdirSync(dirname(session), { recursive: true });
@@ -156,7 +159,10 @@ describe("pnpm s05", () => {
     expect((await runHere(args, env)).code).toBe(0);
     const results = resultsRead(model, 1);
     for (const result of results.slice(0, 5)) {
-      expect(result).toMatchObject({ is_error: true, content: expect.stringMatching(/^Error \[denied\]: denied by the default rule Read\(/) });
+      expect(result).toMatchObject({
+        is_error: true,
+        content: expect.stringMatching(/^Error \[denied\]: denied by the default rule Read\(/),
+      });
     }
     expect(results[5]).toMatchObject({ is_error: false, content: expect.stringContaining("STEP-MARKER") });
     expect(existsSync(trace)).toBe(true);

@@ -151,7 +151,8 @@ export class Skills {
 
   /** `runCall` for every call but `skill`, which goes straight to dispatch: it reads instructions and asks nothing. */
   around(runCall: CallRunner): CallRunner {
-    return (tools, call, context) => (call.name === SKILL ? dispatch(tools, call, context) : runCall(tools, call, context));
+    return (tools, call, context) =>
+      call.name === SKILL ? dispatch(tools, call, context) : runCall(tools, call, context);
   }
 
   /**

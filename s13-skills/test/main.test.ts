@@ -323,13 +323,18 @@ describe("pnpm s13", () => {
     expect((await runHere(["--cwd", cwd, "--deny", deny, "Review my change"], env)).code).toBe(0);
     const [read, denied, grep, blocked] = [2, 3, 4, 5].map((n) => lastResults(sent(model)[n])[0]);
     expect(toolResultText(read)).toContain("- no TODO left MARK");
-    expect(toolResultText(denied)).toMatch(/^Error \[denied\]: denied by rule Read\(\.harness\/skills\/review-checklist\/private\/\*\*\) from --deny/);
+    expect(toolResultText(denied)).toMatch(
+      /^Error \[denied\]: denied by rule Read\(\.harness\/skills\/review-checklist\/private\/\*\*\) from --deny/,
+    );
     expect(toolResultText(grep)).toContain("checklist.md:1: - no TODO left MARK");
     expect(toolResultText(grep)).not.toContain("PRIVATE-MARK"); // the search passes by what the rule denies
     expect(toolResultText(blocked)).toMatch(/^Error \[denied\]: a PreToolUse hook blocked this call: not that file/);
     expect(JSON.stringify(sent(model)).includes("BLOCKED-MARK")).toBe(false);
     // the hook saw each call as the model sent it, in the project: the rule's denial never reached it
-    const seen = readFileSync(join(cwd, "hook-inputs.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    const seen = readFileSync(join(cwd, "hook-inputs.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(seen.map((input) => [input.tool_name, input.tool_input.path, input.cwd])).toEqual([
       ["Read", join(dir, "checklist.md"), cwd],
       ["Grep", dir, cwd],
