@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { MessageCreateParams } from "@anthropic-ai/sdk/resources/messages";
 import { trustProject } from "@harness/s05-permissions";
 import { SUMMARY_SYSTEM } from "@harness/s08-compaction";
-import { reply, textReply, toolUse } from "@harness/scripted-model";
+import { reply, type ScriptStep, textReply, toolUse } from "@harness/scripted-model";
 import { historyProblems } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { discoverSkills } from "../src/discover-skills.ts";
@@ -364,6 +364,35 @@ describe("pnpm s13", () => {
     expect(systemText(child)).toMatch(/^You review\.\n\nSkills loaded for you:\n\nSkill "review-checklist"\. /);
     expect(systemText(child)).toContain(BODY);
     expect(toolNames(child)).not.toContain("skill");
+  });
+
+  it("lets a subagent read a file in the folder of a skill its kind preloads, through its own rules", async () => {
+    const steps: ScriptStep[] = [];
+    const { model, env } = await serve(() => steps.shift() ?? textReply("(no step left)"));
+    const home = userSkills(env, { "review-checklist": REVIEW });
+    const dir = join(home, "skills", "review-checklist");
+    writeFileSync(join(dir, "checklist.md"), "- no TODO left\n");
+    writeFileSync(join(dir, "private.md"), "PRIVATE-MARK\n");
+    mkdirSync(join(home, "agents"), { recursive: true });
+    writeFileSync(
+      join(home, "agents", "reviewer.md"),
+      "---\nname: reviewer\ndescription: Reviews.\nskills: [review-checklist]\n---\nYou review.\n",
+    );
+    steps.push(
+      reply([toolUse("task", { description: "Review", prompt: "Review the change", subagent_type: "reviewer" })]),
+      reply([
+        toolUse("read_file", { path: join(dir, "checklist.md") }),
+        toolUse("read_file", { path: join(dir, "private.md") }),
+      ]),
+      textReply("Child reviewed."),
+      textReply("Done."),
+    );
+    const args = ["--cwd", project(), "--deny", `Read(/${join(dir, "private.md")})`, "Review it"];
+    expect((await runHere(args, env)).code).toBe(0);
+    const [read, denied] = lastResults(sent(model)[2]);
+    expect(toolResultText(read)).toContain("- no TODO left");
+    expect(denied.is_error).toBe(true);
+    expect(toolResultText(denied)).toMatch(/^Error \[denied\]: denied by rule Read\(/);
   });
 
   it("restates the body of a skill in use after a compaction summarised its loading away; a resume keeps it in use", async () => {
