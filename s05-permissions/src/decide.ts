@@ -256,7 +256,7 @@ function firstPathRule(
 function rulePart(behavior: Behavior, rule: SourcedRule, subject: string): Part {
   const from =
     rule.source === DEFAULT_SOURCE
-      ? `the default rule ${rule.rule.text} (secrets and the harness's settings stay out of reach)`
+      ? `the default rule ${rule.rule.text} (secrets and the harness's own files stay out of reach)`
       : `rule ${rule.rule.text} ${rule.source.startsWith("--") ? "from" : "in"} ${rule.source}`;
   return { behavior, by: `by ${from}`, subject, rule };
 }

@@ -262,6 +262,63 @@ describe("decide: the default denies", () => {
     expect(decide(bash("cat src/a.ts"), settings, "default", cwd).behavior).toBe("allow");
   });
 
+  it("keep the harness's own files out of reach, the home's too, and leave a skill's folder readable but not editable", () => {
+    const home = tempProject({
+      ".harness/trusted-projects.json": "{}\n",
+      ".harness/projects/-p/traces/t1.jsonl": "{}\n",
+      ".harness/projects/-p/sessions/s1.jsonl": "{}\n",
+      ".harness/agents/reviewer.md": "---\n---\n",
+      ".harness/skills/notes/SKILL.md": "---\n---\n",
+    });
+    const { cwd, settings } = settingsFor(
+      { allow: ["Bash(cat:*)"] },
+      {
+        ".harness/settings.local.json": "{}\n",
+        ".harness/agents/explorer.md": "---\n---\n",
+        ".harness/skills/deploy/SKILL.md": "---\n---\n",
+        ".harness/skills/deploy/steps.md": "1. build\n",
+      },
+    );
+    const own = [
+      ".harness/settings.json",
+      ".harness/settings.local.json",
+      ".harness/agents/explorer.md",
+      join(home, ".harness", "trusted-projects.json"),
+      join(home, ".harness", "projects", "-p", "traces", "t1.jsonl"),
+      join(home, ".harness", "projects", "-p", "sessions", "s1.jsonl"),
+      join(home, ".harness", "agents", "reviewer.md"),
+    ];
+    for (const path of own) {
+      for (const call of [
+        tool("read_file", { path }),
+        tool("glob", { pattern: "*", path }),
+        tool("grep", { pattern: "x", path }),
+        bash(`cat ${path}`),
+      ])
+        expect(decide(call, settings, "bypassPermissions", cwd), JSON.stringify(call)).toMatchObject({
+          behavior: "deny",
+          source: "default",
+        });
+    }
+    // a search over the record of projects is a read of every trace and transcript in it
+    const records = tool("grep", { pattern: "x", path: join(home, ".harness", "projects") });
+    expect(decide(records, settings, "default", cwd)).toMatchObject({ behavior: "deny", source: "default" });
+    for (const dir of [join(cwd, ".harness", "skills", "deploy"), join(home, ".harness", "skills", "notes")]) {
+      for (const call of [
+        tool("read_file", { path: join(dir, "SKILL.md") }),
+        tool("glob", { pattern: "*.md", path: dir }),
+        tool("grep", { pattern: "build", path: dir }),
+        bash(`cat ${join(dir, "SKILL.md")}`),
+      ])
+        expect(decide(call, settings, "default", cwd).behavior, JSON.stringify(call)).toBe("allow");
+      const edit = tool("write_file", { path: join(dir, "SKILL.md"), content: "" });
+      expect(decide(edit, settings, "bypassPermissions", cwd)).toMatchObject({
+        behavior: "deny",
+        rule: "Edit(//**/.harness/**)",
+      });
+    }
+  });
+
   it("go only when settings.local.json switches them off", () => {
     const { cwd, settings } = settingsFor(undefined, {
       ...files,

@@ -130,7 +130,7 @@ describe("pnpm s05 and the secret files", () => {
       expect(existsSync(join(cwd, ".env.local"))).toBe(false);
       const [right, wrong, written, redirected] = [1, 2, 3, 4].map((n) => resultsRead(model, n)[0]);
       const refusal =
-        "Error [denied]: denied by the default rule Edit(//**/.env*) (secrets and the harness's settings stay out of reach): ";
+        "Error [denied]: denied by the default rule Edit(//**/.env*) (secrets and the harness's own files stay out of reach): ";
       expect(right).toMatchObject({ is_error: true, content: `${refusal}edit_file of .env` });
       expect(wrong.content).toBe(right.content);
       expect(written).toMatchObject({ is_error: true, content: `${refusal}write_file of .env` });

@@ -4,11 +4,11 @@
  * demo, in a child process; the others show the model's replies as scripts, served on 127.0.0.1.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import { usage } from "@harness/cli";
-import { TRACE_FLAGS } from "@harness/s04-tracing";
+import { harnessDataDir, TRACE_FLAGS } from "@harness/s04-tracing";
 import {
   reply,
   ScriptedModel,
@@ -127,6 +127,47 @@ describe("pnpm s05", () => {
     expect(code).toBe(0);
     expect(resultsRead(model, 1)).toMatchObject([{ is_error: false, content: "app.js:1: // TODO: handle errors" }]);
     expect(JSON.stringify(model.requests.map((r) => r.body))).not.toContain("sk-demo-123");
+  }, 60_000);
+
+  it("keeps the harness's own files (settings, trust, traces, transcripts) from every tool, and lets bash read a skill's", async () => {
+    const cwd = project({
+      ".harness/settings.json": '{"permissions": {"deny": ["Bash(rm:*)"]}}\n',
+      ".harness/skills/deploy/steps.md": "1. build STEP-MARKER\n",
+    });
+    const home = join(
+      project({ ".harness/trusted-projects.json": '{"projects": {"TRUST-MARKER": {}}}\n' }),
+      ".harness",
+    );
+    const data = harnessDataDir(cwd, { HARNESS_HOME: home });
+    const session = join(data, "sessions", "s1.jsonl");
+    mkdirSync(dirname(session), { recursive: true });
+    writeFileSync(session, '{"said": "SESSION-MARKER"}\n');
+    const trace = join(data, "traces", "own.jsonl"); // this run's own trace (--trace=own), written as it goes
+    const { model, connection } = await serve([
+      reply([
+        toolUse("read_file", { path: ".harness/settings.json" }),
+        toolUse("read_file", { path: join(home, "trusted-projects.json") }),
+        toolUse("glob", { pattern: "**", path: data }),
+        toolUse("grep", { pattern: "model", path: trace }),
+        toolUse("bash", { command: `cat ${session}` }),
+        toolUse("bash", { command: "cat .harness/skills/deploy/steps.md" }),
+      ]),
+      textReply("Done."),
+    ]);
+    const env = cleanEnv({ ...connection, HARNESS_HOME: home });
+    const args = ["--cwd", cwd, "--trace=own", "--allow", "Bash(cat:*)", "Read what the harness keeps"];
+    expect((await runHere(args, env)).code).toBe(0);
+    const results = resultsRead(model, 1);
+    for (const result of results.slice(0, 5)) {
+      expect(result).toMatchObject({
+        is_error: true,
+        content: expect.stringMatching(/^Error \[denied\]: denied by the default rule Read\(/),
+      });
+    }
+    expect(results[5]).toMatchObject({ is_error: false, content: expect.stringContaining("STEP-MARKER") });
+    expect(existsSync(trace)).toBe(true);
+    const sent = JSON.stringify(model.requests.map((r) => r.body));
+    for (const marker of ["TRUST-MARKER", "SESSION-MARKER", "Bash(rm:*)"]) expect(sent).not.toContain(marker);
   }, 60_000);
 
   it("stops on a settings file that does not parse: one line naming file, line and rule, before any model call", async () => {

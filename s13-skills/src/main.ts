@@ -157,6 +157,7 @@ export const chapter: ChapterCli<CompactionStopReason> = {
       projectTrusted: started.trusted.includes("skills"),
     });
     skills.restore(session.history); // a resumed session's skills in use, for compaction to restate
+    const baseTools = skills.rootReads(ALL_TOOLS); // a read inside a skill's folder runs there, once the gate allows it
     const askPermission = askPermissionWith(ask, cwd, (line) => view.note(line));
     const { runCall, hooks } = hookSeams(started, { ask: askPermission, notice });
     const bashTimeoutMs = options.bashTimeoutSeconds * 1000;
@@ -169,7 +170,7 @@ export const chapter: ChapterCli<CompactionStopReason> = {
       send,
       model,
       cwd,
-      tools: toolMap(ALL_TOOLS), // the plan is the parent's: no todo_write
+      tools: toolMap(baseTools), // the plan is the parent's: no todo_write
       definitions: preloadSkills(definitionsInForce(agents, started.trusted.includes("agents")), found, {
         cwd,
         say,
@@ -191,7 +192,7 @@ export const chapter: ChapterCli<CompactionStopReason> = {
     });
     // the window: fits each request, and sends it through the breakpoints (Messages format only) to the adapter
     const skill = skills.tool(); // none when no skill is the model's to use
-    const tools = toolMap([...ALL_TOOLS, todoWrite(todos), tasks.tool(), ...(skill ? [skill] : [])]);
+    const tools = toolMap([...baseTools, todoWrite(todos), tasks.tool(), ...(skill ? [skill] : [])]);
     const window = openWindow(windowSettings, {
       send,
       tooLong: adapter.promptTooLong,

@@ -4,7 +4,7 @@
  * system prompt); the body is never sent before the skill is used. The model uses one with a
  * `skill` call (`{ skill, args? }`, Claude Code's shape), the user with `/NAME args` in the REPL;
  * either way the body comes back with the skill's folder, so the model can read the files it names
- * through the normal tools and s05's rules.
+ * through the normal tools, s05's rules and s06's hooks.
  *
  * While a skill is active (from its loading to the end of the run it was loaded in) its
  * `allowed-tools` join s05's rules as allow rules; the run's end takes them out again. A project's
@@ -15,7 +15,7 @@ import { isAbsolute, relative, resolve } from "node:path";
 import type { ContentBlockParam, MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { type CallRunner, dispatch, type Tool } from "@harness/s02-tool-dispatch";
 import { isRuleSyntaxError, type PermissionSettings, parseRule, type SourcedRule } from "@harness/s05-permissions";
-import type { ToolCall, ToolResult } from "@harness/shared";
+import type { ToolResult } from "@harness/shared";
 import type { Skill } from "./discover-skills.ts";
 
 /** The skill tool's name, as the model calls it. */
@@ -32,7 +32,7 @@ function blockTexts(block: ContentBlockParam): string[] {
   return (block.content ?? []).flatMap((part) => (part.type === "text" ? [part.text] : []));
 }
 
-/** The tools that only read: a path of theirs inside a skill's folder is read there. */
+/** The tools that only read: a path of theirs inside a skill's folder is read there (`rootReads`). */
 const READS = ["read_file", "glob", "grep"];
 
 /** What the model sends: Claude Code's Skill tool's fields. */
@@ -149,33 +149,45 @@ export class Skills {
     this.granted = [];
   }
 
-  /**
-   * `runCall` for every call but two, which go straight to dispatch: `skill` (it reads instructions
-   * and asks nothing), and a read (read_file, glob, grep) of a path inside a skill's folder, which
-   * runs with that folder as its working directory. s02 keeps the file tools in the project and
-   * out of `.harness/`, and s05 denies `.harness/` by default (settings, trust): the project's skills
-   * lie there, the user's in the home. Reading a skill's files is part of using it, as loading its
-   * body is; s02's confinement, pointed at the folder, keeps the read inside it (a link out is
-   * refused), so nothing else of `.harness/` or the home is reached. Nothing else is redirected.
-   */
+  /** `runCall` for every call but `skill`, which goes straight to dispatch: it reads instructions and asks nothing. */
   around(runCall: CallRunner): CallRunner {
-    return (tools, call, context) => {
-      if (call.name === SKILL) return dispatch(tools, call, context);
-      const read = this.readInSkill(call, context.cwd);
-      return read ? dispatch(tools, read.call, { ...context, cwd: read.cwd }) : runCall(tools, call, context);
-    };
+    return (tools, call, context) =>
+      call.name === SKILL ? dispatch(tools, call, context) : runCall(tools, call, context);
+  }
+
+  /**
+   * The tools, with read_file, glob and grep reading a path inside a skill's folder with that folder
+   * as their working directory. s02 keeps the file tools in the project and out of `.harness/`: the
+   * project's skills lie there, the user's in the home. The call has gone through `runCall` first,
+   * as the model sent it: s06's hooks and s05's rules judge its path against the project, like any
+   * other read; only the tool, once allowed, runs in the folder. s02's confinement, pointed at the
+   * folder, keeps the read inside it (a link out is refused), so nothing else of `.harness/` or the
+   * home is reached. Nothing else is redirected.
+   */
+  rootReads(tools: readonly Tool[]): Tool[] {
+    return tools.map((tool) =>
+      READS.includes(tool.name)
+        ? {
+            ...tool,
+            run: (input, context) => {
+              const read = this.readInSkill(input, context.cwd);
+              return read ? tool.run(read.input, { ...context, cwd: read.cwd }) : tool.run(input, context);
+            },
+          }
+        : tool,
+    );
   }
 
   /** A read of a path inside a skill's folder, as a read of the folder's own (its path made relative to it). */
-  private readInSkill(call: ToolCall, cwd: string): { call: ToolCall; cwd: string } | undefined {
-    if (!READS.includes(call.name) || call.input === null || typeof call.input !== "object") return undefined;
-    const { path } = call.input as { path?: unknown };
+  private readInSkill(input: unknown, cwd: string): { input: unknown; cwd: string } | undefined {
+    if (input === null || typeof input !== "object") return undefined;
+    const { path } = input as { path?: unknown };
     if (typeof path !== "string") return undefined;
     const absolute = resolve(cwd, path);
     for (const skill of this.options.skills) {
       const inside = relative(skill.dir, absolute);
       if (inside.startsWith("..") || isAbsolute(inside)) continue;
-      return { call: { ...call, input: { ...call.input, path: inside === "" ? "." : inside } }, cwd: skill.dir };
+      return { input: { ...input, path: inside === "" ? "." : inside }, cwd: skill.dir };
     }
     return undefined;
   }

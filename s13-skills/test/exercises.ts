@@ -26,11 +26,11 @@ export const exercises = [
     expect: "fail",
   },
   {
-    // a read in a skill's folder goes through the gate like any other
+    // a read in a skill's folder run in the project, as every other read
     id: 3,
     file: "src/skills.ts",
-    find: "return read ? dispatch(tools, read.call, { ...context, cwd: read.cwd }) : runCall(tools, call, context);",
-    replace: "return read ? runCall(tools, read.call, { ...context, cwd: read.cwd }) : runCall(tools, call, context);",
+    find: "              const read = this.readInSkill(input, context.cwd);\n              return read ? tool.run(read.input, { ...context, cwd: read.cwd }) : tool.run(input, context);\n",
+    replace: "              return tool.run(input, context);\n",
     test: "reads a file the body names from the skill's folder",
     expect: "fail",
   },

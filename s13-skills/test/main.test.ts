@@ -4,12 +4,12 @@
  * each request carried is read off the model: what was offered, what was loaded, and when.
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MessageCreateParams } from "@anthropic-ai/sdk/resources/messages";
 import { trustProject } from "@harness/s05-permissions";
 import { SUMMARY_SYSTEM } from "@harness/s08-compaction";
-import { reply, textReply, toolUse } from "@harness/scripted-model";
+import { reply, type ScriptStep, textReply, toolUse } from "@harness/scripted-model";
 import { historyProblems } from "@harness/shared";
 import { describe, expect, it } from "vitest";
 import { discoverSkills } from "../src/discover-skills.ts";
@@ -298,6 +298,50 @@ describe("pnpm s13", () => {
     expect(settings.is_error).toBe(true);
   });
 
+  it("sends a read in a skill's folder through the rules and the hooks: a deny rule refuses it, a PreToolUse hook sees and blocks it", async () => {
+    const cwd = project();
+    const dir = join(cwd, ".harness", "skills", "review-checklist");
+    writeSkills(join(cwd, ".harness", "skills"), { "review-checklist": REVIEW });
+    writeFileSync(join(dir, "checklist.md"), "- no TODO left MARK\n");
+    writeFileSync(join(dir, "blocked.md"), "BLOCKED-MARK\n");
+    mkdirSync(join(dir, "private"));
+    writeFileSync(join(dir, "private", "key.md"), "PRIVATE-MARK\n");
+    // each read_file and grep call's input kept, one a line; a read of blocked.md blocked
+    const record =
+      'input=$(cat); echo "$input" >> hook-inputs.jsonl; case "$input" in *blocked.md*) echo "not that file" >&2; exit 2;; esac';
+    const hooks = { PreToolUse: [{ matcher: "read_file|grep", hooks: [{ type: "command", command: record }] }] };
+    writeFileSync(join(cwd, ".harness", "settings.local.json"), JSON.stringify({ hooks }));
+    const { model, env } = await serve([
+      skillCall("review-checklist"),
+      reply([toolUse("read_file", { path: join(dir, "checklist.md") })]),
+      reply([toolUse("read_file", { path: ".harness/skills/review-checklist/private/key.md" })]),
+      reply([toolUse("grep", { pattern: "TODO|PRIVATE", path: dir })]),
+      reply([toolUse("read_file", { path: join(dir, "blocked.md") })]),
+      textReply("Read."),
+    ]);
+    const deny = "Read(.harness/skills/review-checklist/private/**)"; // written against the project, as every rule is
+    expect((await runHere(["--cwd", cwd, "--deny", deny, "Review my change"], env)).code).toBe(0);
+    const [read, denied, grep, blocked] = [2, 3, 4, 5].map((n) => lastResults(sent(model)[n])[0]);
+    expect(toolResultText(read)).toContain("- no TODO left MARK");
+    expect(toolResultText(denied)).toMatch(
+      /^Error \[denied\]: denied by rule Read\(\.harness\/skills\/review-checklist\/private\/\*\*\) from --deny/,
+    );
+    expect(toolResultText(grep)).toContain("checklist.md:1: - no TODO left MARK");
+    expect(toolResultText(grep)).not.toContain("PRIVATE-MARK"); // the search passes by what the rule denies
+    expect(toolResultText(blocked)).toMatch(/^Error \[denied\]: a PreToolUse hook blocked this call: not that file/);
+    expect(JSON.stringify(sent(model)).includes("BLOCKED-MARK")).toBe(false);
+    // the hook saw each call as the model sent it, in the project: the rule's denial never reached it
+    const seen = readFileSync(join(cwd, "hook-inputs.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(seen.map((input) => [input.tool_name, input.tool_input.path, input.cwd])).toEqual([
+      ["Read", join(dir, "checklist.md"), cwd],
+      ["Grep", dir, cwd],
+      ["Read", join(dir, "blocked.md"), cwd],
+    ]);
+  });
+
   it("preloads the skills a subagent definition lists into its child's system prompt", async () => {
     const { model, env } = await serve([
       reply([toolUse("task", { description: "Review", prompt: "Review the change", subagent_type: "reviewer" })]),
@@ -320,6 +364,35 @@ describe("pnpm s13", () => {
     expect(systemText(child)).toMatch(/^You review\.\n\nSkills loaded for you:\n\nSkill "review-checklist"\. /);
     expect(systemText(child)).toContain(BODY);
     expect(toolNames(child)).not.toContain("skill");
+  });
+
+  it("lets a subagent read a file in the folder of a skill its kind preloads, through its own rules", async () => {
+    const steps: ScriptStep[] = [];
+    const { model, env } = await serve(() => steps.shift() ?? textReply("(no step left)"));
+    const home = userSkills(env, { "review-checklist": REVIEW });
+    const dir = join(home, "skills", "review-checklist");
+    writeFileSync(join(dir, "checklist.md"), "- no TODO left\n");
+    writeFileSync(join(dir, "private.md"), "PRIVATE-MARK\n");
+    mkdirSync(join(home, "agents"), { recursive: true });
+    writeFileSync(
+      join(home, "agents", "reviewer.md"),
+      "---\nname: reviewer\ndescription: Reviews.\nskills: [review-checklist]\n---\nYou review.\n",
+    );
+    steps.push(
+      reply([toolUse("task", { description: "Review", prompt: "Review the change", subagent_type: "reviewer" })]),
+      reply([
+        toolUse("read_file", { path: join(dir, "checklist.md") }),
+        toolUse("read_file", { path: join(dir, "private.md") }),
+      ]),
+      textReply("Child reviewed."),
+      textReply("Done."),
+    );
+    const args = ["--cwd", project(), "--deny", `Read(/${join(dir, "private.md")})`, "Review it"];
+    expect((await runHere(args, env)).code).toBe(0);
+    const [read, denied] = lastResults(sent(model)[2]);
+    expect(toolResultText(read)).toContain("- no TODO left");
+    expect(denied.is_error).toBe(true);
+    expect(toolResultText(denied)).toMatch(/^Error \[denied\]: denied by rule Read\(/);
   });
 
   it("restates the body of a skill in use after a compaction summarised its loading away; a resume keeps it in use", async () => {

@@ -177,6 +177,7 @@ export const chapter: ChapterCli<CompactionStopReason> = {
       projectTrusted: started.trusted.includes("skills"),
     });
     skills.restore(session.history); // a resumed session's skills in use, for compaction to restate
+    const baseTools = skills.rootReads(ALL_TOOLS); // a read inside a skill's folder runs there, once the gate allows it
     const askPermission = askPermissionWith(ask, cwd, (line) => view.note(line));
     const { runCall, hooks } = hookSeams(started, { ask: askPermission, notice });
     const bashTimeoutMs = options.bashTimeoutSeconds * 1000;
@@ -189,7 +190,7 @@ export const chapter: ChapterCli<CompactionStopReason> = {
       send,
       model,
       cwd,
-      tools: toolMap(ALL_TOOLS), // the plan is the parent's: no todo_write
+      tools: toolMap(baseTools), // the plan is the parent's: no todo_write
       definitions: preloadSkills(definitionsInForce(agents, started.trusted.includes("agents")), found, {
         cwd,
         say,
@@ -215,7 +216,7 @@ export const chapter: ChapterCli<CompactionStopReason> = {
     const { window: windowTokens } = contextBudgetFor(model, contextWindow); // --context-window, else the model's
     const offered = offerTools(mcp.tools(), windowTokens);
     const tools = new Map(
-      toolMap([...ALL_TOOLS, todoWrite(todos), tasks.tool(), ...(skill ? [skill] : []), ...offered.sent]),
+      toolMap([...baseTools, todoWrite(todos), tasks.tool(), ...(skill ? [skill] : []), ...offered.sent]),
     );
     if (offered.deferred.length > 0) {
       tools.set(TOOL_SEARCH, toolSearch(offered.deferred, tools));
