@@ -300,9 +300,17 @@ describe("decide: the default denies", () => {
           source: "default",
         });
     }
-    // a search over the record of projects is a read of every trace and transcript in it
+    // a search over the record of projects is a read of every trace and transcript in it, and one
+    // over a whole .harness a read of its settings
     const records = tool("grep", { pattern: "x", path: join(home, ".harness", "projects") });
     expect(decide(records, settings, "default", cwd)).toMatchObject({ behavior: "deny", source: "default" });
+    for (const command of ["grep -r KEY .harness", `grep -r KEY ${join(home, ".harness")}`, "tar cf - .harness"]) {
+      expect(decide(bash(command), settings, "bypassPermissions", cwd), command).toMatchObject({
+        behavior: "deny",
+        source: "default",
+      });
+    }
+    expect(decide(bash("grep -r build .harness/skills"), settings, "bypassPermissions", cwd).behavior).toBe("allow");
     for (const dir of [join(cwd, ".harness", "skills", "deploy"), join(home, ".harness", "skills", "notes")]) {
       for (const call of [
         tool("read_file", { path: join(dir, "SKILL.md") }),

@@ -24,7 +24,7 @@
  * Through bash they hold where the parser sees the file: `cat .env`, `< .env`, `echo x > .env`,
  * `grep KEY .env`, `cat .e*` (a glob is expanded against the disk). They do not stop what it cannot see: a name
  * computed at run time (`cat "$(printf .en; printf v)"`), a program that opens the file itself
- * (`python3 -c "open('.env')"`), a directory read whole (`tar cf - .`, `grep -r KEY .harness`). Only an
+ * (`python3 -c "open('.env')"`), a directory read whole (`tar cf - .`, `grep -r KEY .`). Only an
  * operating-system boundary (a sandbox, a container, another user) stops those.
  *
  * Switching them off is a deliberate act, and a personal one: `"disableDefaultDenies": true` in

@@ -34,10 +34,18 @@ export function pathMatches(specifier: PathSpecifier, paths: readonly string[], 
     for (const path of paths) {
       const rel = relative(root, path);
       if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) continue;
-      if (matcher.ignores(rel) || (wide && matcher.ignores(`${rel}/\u0000any`))) return true;
+      if (matcher.ignores(rel) || (wide && coversANameIn(matcher, rel))) return true;
     }
   }
   return false;
+}
+
+/**
+ * Whether the rule covers a name inside directory `rel`: one without a dot, or one with (so
+ * `.harness/*.*`, the harness's settings, covers `.harness`: grep -r over it reads them).
+ */
+function coversANameIn(matcher: Ignore, rel: string): boolean {
+  return matcher.ignores(`${rel}/\u0000any`) || matcher.ignores(`${rel}/\u0000any.\u0000any`);
 }
 
 /** The directories a rule's pattern is relative to. */
