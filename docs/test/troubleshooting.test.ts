@@ -310,6 +310,13 @@ function run(
 /** The runs in this process, one after another (`runInProcess` takes one at a time). */
 let inProcess: Promise<unknown> = Promise.resolve();
 
+/** Run `body` once the runs before it have ended: while a run lasts, `process.env` is that run's. */
+function inTurn<T>(body: () => Promise<T>): Promise<T> {
+  const turn = inProcess.then(body);
+  inProcess = turn.catch(() => {});
+  return turn;
+}
+
 /**
  * Run a chapter's CLI in this process, as `node --import tsx <chapter>/src/main.ts ...args` run from
  * the repository root with nothing on stdin would run (see `start`); `renames` as for `run`.
@@ -320,7 +327,7 @@ function runHere(
   env: Record<string, string> = {},
   renames: [string, string][] = [],
 ): Promise<Run> {
-  const turn = inProcess.then(async () => {
+  return inTurn(async () => {
     const { main } = (await import(pathToFileURL(join(REPO_ROOT, chapter, "src", "main.ts")).href)) as {
       main: ChapterMain;
     };
@@ -328,8 +335,6 @@ function runHere(
     const ran = await runInProcess(main, args, fromRoot);
     return { code: ran.code, stdout: lines(ran.stdout, renames), stderr: lines(ran.stderr, renames) };
   });
-  inProcess = turn.catch(() => {});
-  return turn;
 }
 
 function lines(text: string, renames: [string, string][] = []): string[] {
@@ -448,11 +453,14 @@ describe.concurrent("what the troubleshooting page quotes", { timeout: 120_000 }
     expect(shell.code).toBe(1);
     const envFile = join(play, ".env");
     writeFileSync(envFile, `ANTHROPIC_API_KEY=${FAKE_KEY}\nANTHROPIC_BASE_URL=${base}/rejected-key\n`);
-    const choice = createClient({ env: {}, envFile });
-    const error = await choice.client.messages
-      .create({ model: "m", max_tokens: 8, messages: [{ role: "user", content: "hi" }] })
-      .catch((e: unknown) => e);
-    const fromFile = `s01: error: ${describeError(error, choice)}`.replace(envFile, "/path/to/the/repository/.env");
+    // the SDK reads some defaults from process.env: not while a run in this process holds it
+    const fromFile = await inTurn(async () => {
+      const choice = createClient({ env: {}, envFile });
+      const error = await choice.client.messages
+        .create({ model: "m", max_tokens: 8, messages: [{ role: "user", content: "hi" }] })
+        .catch((e: unknown) => e);
+      return `s01: error: ${describeError(error, choice)}`.replace(envFile, "/path/to/the/repository/.env");
+    });
     // the start line, then the error
     expect(shell.stderr).toHaveLength(2);
     expectQuoted(PAGES.troubleshooting, [...shell.stderr, fromFile]);
