@@ -5,7 +5,9 @@
  * formats) against small servers on 127.0.0.1 that answer as a rejected key, a web page, an old
  * server, a silent model, a model that never calls a tool, Ollama's, vLLM's and llama-server's
  * OpenAI-compatible endpoints ... would, against a port nothing listens on, against the scripted
- * model served over HTTP, and pnpm itself for its own lines. Only what varies from run to run is
+ * model served over HTTP, and pnpm itself for its own lines. The CLI runs in this process (testkit's
+ * `runInProcess`: the chapter's `main`, one run at a time) where no process boundary is the point;
+ * pnpm's own lines and the REPL that holds a session open (another process) run as processes. Only what varies from run to run is
  * normalised: the test servers' address (written http://127.0.0.1:8080 in the pages, or as the
  * server each one stands for: http://localhost:11434/v1 for Ollama, ...), the closed port
  * (written as Ollama's, http://localhost:11434), temporary paths and the harness's home
@@ -30,11 +32,12 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { createClient, DEFAULT_MODEL_TIMEOUT_SECONDS, describeError, parseCliArgs } from "@harness/cli";
 import { projectSlug } from "@harness/s04-tracing";
 import { demoBrain, ScriptedModel, type ScriptedServer, startScriptedServer } from "@harness/scripted-model";
 import { DEFAULT_MAX_TOKENS } from "@harness/shared";
-import { findTestBrowser } from "@harness/testkit";
+import { type ChapterMain, findTestBrowser, runInProcess } from "@harness/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../src/find-chapters.ts";
 
@@ -259,14 +262,25 @@ interface Run {
   stderr: string[];
 }
 
+/**
+ * This process's environment without the shell's keys, endpoints or model, taken as the file loads
+ * (while a run in this process lasts, `process.env` is that run's).
+ */
+const CLEAN_ENV: Record<string, string> = Object.fromEntries(
+  Object.entries(process.env).filter(
+    (entry): entry is [string, string] =>
+      entry[1] !== undefined && !/^(ANTHROPIC_|OPENAI_|MODEL_ID$|DEBUG$|HARNESS_HOME$|npm_|PNPM_)/.test(entry[0]),
+  ),
+);
+
+/** The environment of a run: the clean one, in the test's home, with `env` over it. */
+function runEnv(env: Record<string, string>): Record<string, string> {
+  return { ...CLEAN_ENV, NO_COLOR: "1", HARNESS_HOME: home, ...env };
+}
+
 /** Start a command from the repository root without the shell's keys, endpoints or model, in the test's home. */
 function start(command: string, args: string[], env: Record<string, string> = {}): ChildProcessWithoutNullStreams {
-  const clean = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !/^(ANTHROPIC_|OPENAI_|MODEL_ID$|DEBUG$|HARNESS_HOME$|npm_|PNPM_)/.test(name),
-    ),
-  );
-  return spawn(command, args, { cwd: REPO_ROOT, env: { ...clean, NO_COLOR: "1", HARNESS_HOME: home, ...env } });
+  return spawn(command, args, { cwd: REPO_ROOT, env: runEnv(env) });
 }
 
 /**
@@ -293,6 +307,36 @@ function run(
   });
 }
 
+/** The runs in this process, one after another (`runInProcess` takes one at a time). */
+let inProcess: Promise<unknown> = Promise.resolve();
+
+/** Run `body` once the runs before it have ended: while a run lasts, `process.env` is that run's. */
+function inTurn<T>(body: () => Promise<T>): Promise<T> {
+  const turn = inProcess.then(body);
+  inProcess = turn.catch(() => {});
+  return turn;
+}
+
+/**
+ * Run a chapter's CLI in this process, as `node --import tsx <chapter>/src/main.ts ...args` run from
+ * the repository root with nothing on stdin would run (see `start`); `renames` as for `run`.
+ */
+function runHere(
+  chapter: string,
+  args: string[],
+  env: Record<string, string> = {},
+  renames: [string, string][] = [],
+): Promise<Run> {
+  return inTurn(async () => {
+    const { main } = (await import(pathToFileURL(join(REPO_ROOT, chapter, "src", "main.ts")).href)) as {
+      main: ChapterMain;
+    };
+    const { INIT_CWD: _, ...fromRoot } = runEnv(env); // runInProcess starts it from the repository root
+    const ran = await runInProcess(main, args, fromRoot);
+    return { code: ran.code, stdout: lines(ran.stdout, renames), stderr: lines(ran.stderr, renames) };
+  });
+}
+
 function lines(text: string, renames: [string, string][] = []): string[] {
   let normal = text;
   for (const [from, to] of [...renames, ...places]) normal = normal.split(from).join(to);
@@ -312,7 +356,7 @@ function escaped(text: string): string {
 
 /** A chapter's CLI against one of the test servers, with a key from the shell. */
 function chapterAgainst(chapter: string, answer: keyof typeof ANSWERS, ...args: string[]): Promise<Run> {
-  return run(process.execPath, ["--import", "tsx", `${chapter}/src/main.ts`, "--cwd", play, ...args, PROMPT], {
+  return runHere(chapter, ["--cwd", play, ...args, PROMPT], {
     ANTHROPIC_API_KEY: FAKE_KEY,
     ANTHROPIC_BASE_URL: `${base}/${answer}`,
   });
@@ -351,9 +395,9 @@ const S09_ARGS = ["--provider", "openai-chat", "--cwd", SAMPLES.s09, "--allow", 
  */
 function s09At(url: string, shown: string, args: string[] = [], env: Record<string, string> = {}): Promise<Run> {
   const argv = S09_ARGS.map((arg) => (arg === SAMPLES.s09 ? s09Sample : arg));
-  return run(
-    process.execPath,
-    ["--import", "tsx", "s09-providers/src/main.ts", ...argv, ...args, PROMPT],
+  return runHere(
+    "s09-providers",
+    [...argv, ...args, PROMPT],
     { OPENAI_API_KEY: "ollama", OPENAI_BASE_URL: url, MODEL_ID: "qwen3-coder", ...env },
     [[url.replace(/\/v1$/, ""), shown]],
   );
@@ -409,11 +453,14 @@ describe.concurrent("what the troubleshooting page quotes", { timeout: 120_000 }
     expect(shell.code).toBe(1);
     const envFile = join(play, ".env");
     writeFileSync(envFile, `ANTHROPIC_API_KEY=${FAKE_KEY}\nANTHROPIC_BASE_URL=${base}/rejected-key\n`);
-    const choice = createClient({ env: {}, envFile });
-    const error = await choice.client.messages
-      .create({ model: "m", max_tokens: 8, messages: [{ role: "user", content: "hi" }] })
-      .catch((e: unknown) => e);
-    const fromFile = `s01: error: ${describeError(error, choice)}`.replace(envFile, "/path/to/the/repository/.env");
+    // the SDK reads some defaults from process.env: not while a run in this process holds it
+    const fromFile = await inTurn(async () => {
+      const choice = createClient({ env: {}, envFile });
+      const error = await choice.client.messages
+        .create({ model: "m", max_tokens: 8, messages: [{ role: "user", content: "hi" }] })
+        .catch((e: unknown) => e);
+      return `s01: error: ${describeError(error, choice)}`.replace(envFile, "/path/to/the/repository/.env");
+    });
     // the start line, then the error
     expect(shell.stderr).toHaveLength(2);
     expectQuoted(PAGES.troubleshooting, [...shell.stderr, fromFile]);
@@ -437,7 +484,7 @@ describe.concurrent("what the troubleshooting page quotes", { timeout: 120_000 }
 
   it("nothing listening: could not reach, and why", async () => {
     // as the local-models page runs it: Ollama's variables, Ollama not started
-    const refused = await run(process.execPath, ["--import", "tsx", "s01-agent-loop/src/main.ts", PROMPT], {
+    const refused = await runHere("s01-agent-loop", [PROMPT], {
       ANTHROPIC_AUTH_TOKEN: "ollama",
       ANTHROPIC_BASE_URL: `http://127.0.0.1:${closedPort}`,
       MODEL_ID: "qwen3-coder",
@@ -445,7 +492,7 @@ describe.concurrent("what the troubleshooting page quotes", { timeout: 120_000 }
     expect(refused.code).toBe(1);
     expect(refused.stderr.at(-1)).toMatch(/\(ECONNREFUSED\) \(after retries\)$/);
     // a port the fetch standard blocks is refused before any connection: the line says so
-    const blocked = await run(process.execPath, ["--import", "tsx", "s01-agent-loop/src/main.ts", PROMPT], {
+    const blocked = await runHere("s01-agent-loop", [PROMPT], {
       ANTHROPIC_API_KEY: FAKE_KEY,
       ANTHROPIC_BASE_URL: "http://127.0.0.1:6000",
     });
@@ -479,15 +526,7 @@ describe.concurrent("what the troubleshooting page quotes", { timeout: 120_000 }
   });
 
   it("the first run to compare a local model's with: the scripted model's, token counts aside", async () => {
-    const scripted = await run(process.execPath, [
-      "--import",
-      "tsx",
-      "s01-agent-loop/src/main.ts",
-      "--offline",
-      "--cwd",
-      play,
-      PROMPT,
-    ]);
+    const scripted = await runHere("s01-agent-loop", ["--offline", "--cwd", play, PROMPT]);
     expect(scripted.code).toBe(0);
     expect(scripted.stdout.at(-1)).toMatch(
       /^── final_answer · 2 turns · 1 tool call · ~\d+ in \/ ~\d+ out tokens \(estimated by the scripted model\)$/,
@@ -516,13 +555,7 @@ describe.concurrent("what the troubleshooting page quotes", { timeout: 120_000 }
   });
 
   it("pnpm's --reporter put after the script's name: an unknown option of the chapter", async () => {
-    const misplaced = await run(process.execPath, [
-      "--import",
-      "tsx",
-      "s01-agent-loop/src/main.ts",
-      "--reporter=silent",
-      PROMPT,
-    ]);
+    const misplaced = await runHere("s01-agent-loop", ["--reporter=silent", PROMPT]);
     expect(misplaced.code).toBe(1);
     expectQuoted(PAGES.troubleshooting, [misplaced.stderr.at(-1)!]);
   });
@@ -536,9 +569,9 @@ describe.concurrent("what the troubleshooting page quotes", { timeout: 120_000 }
   });
 });
 
-/** A chapter's CLI, offline, in a sample project, with `args` (nothing on stdin). */
+/** A chapter's CLI, offline, in a sample project, with `args` (nothing on stdin), in this process. */
 function offline(chapter: string, cwd: string, ...args: string[]): Promise<Run> {
-  return run(process.execPath, ["--import", "tsx", `${chapter}/src/main.ts`, "--offline", "--cwd", cwd, ...args]);
+  return runHere(chapter, ["--offline", "--cwd", cwd, ...args]);
 }
 
 describe("what the pages quote from s07 to s09", { timeout: 180_000 }, () => {
