@@ -11,12 +11,12 @@
  * skill came with the clone: its allowed-tools apply only once the project is trusted (s05's one
  * trust rule, kind `skills`); untrusted, it still loads, its instructions are only text.
  */
-import { isAbsolute, relative, resolve } from "node:path";
 import type { ContentBlockParam, MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { type CallRunner, dispatch, type Tool } from "@harness/s02-tool-dispatch";
 import { isRuleSyntaxError, type PermissionSettings, parseRule, type SourcedRule } from "@harness/s05-permissions";
 import type { ToolResult } from "@harness/shared";
 import type { Skill } from "./discover-skills.ts";
+import { readInSkill } from "./skill-files/read-in-skill.ts";
 
 /** The skill tool's name, as the model calls it. */
 export const SKILL = "skill";
@@ -170,26 +170,12 @@ export class Skills {
         ? {
             ...tool,
             run: (input, context) => {
-              const read = this.readInSkill(input, context.cwd);
+              const read = readInSkill(this.options.skills, input, context.cwd);
               return read ? tool.run(read.input, { ...context, cwd: read.cwd }) : tool.run(input, context);
             },
           }
         : tool,
     );
-  }
-
-  /** A read of a path inside a skill's folder, as a read of the folder's own (its path made relative to it). */
-  private readInSkill(input: unknown, cwd: string): { input: unknown; cwd: string } | undefined {
-    if (input === null || typeof input !== "object") return undefined;
-    const { path } = input as { path?: unknown };
-    if (typeof path !== "string") return undefined;
-    const absolute = resolve(cwd, path);
-    for (const skill of this.options.skills) {
-      const inside = relative(skill.dir, absolute);
-      if (inside.startsWith("..") || isAbsolute(inside)) continue;
-      return { input: { ...input, path: inside === "" ? "." : inside }, cwd: skill.dir };
-    }
-    return undefined;
   }
 
   /** A skill's allowed-tools as allow rules in force, unless it is the project's and the project is not trusted. */

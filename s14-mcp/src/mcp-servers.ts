@@ -24,7 +24,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type CallToolResult, ErrorCode, McpError, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { describeServer, expandServer, type ServerConfig } from "./config/mcp-config.ts";
 import { fromMcpResult, mcpError } from "./content/mcp-result.ts";
-import { GroupStdioTransport } from "./transport/group-stdio-transport.ts";
+import { GroupStdioTransport, lastLine } from "./transport/group-stdio-transport.ts";
 
 /** Milliseconds a server has to start and list its tools, unless `MCP_TIMEOUT` says (Claude Code's variable). */
 export const DEFAULT_MCP_TIMEOUT_MS = 30_000;
@@ -262,9 +262,4 @@ function describeFailure(error: unknown, transport: Transport): string {
   const message = error instanceof Error ? error.message : String(error);
   const closed = isClosed(error) ? "it exited before it answered" : message.split("\n")[0];
   return `${closed}${lastLine(transport)}`;
-}
-
-function lastLine(transport?: Transport): string {
-  const line = transport instanceof GroupStdioTransport ? transport.lastErrorLine() : undefined;
-  return line ? ` (its stderr: ${line})` : "";
 }

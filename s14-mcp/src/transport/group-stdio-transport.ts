@@ -139,3 +139,9 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
     process.kill(-pid, signal);
   } catch {} // the group is already gone
 }
+
+/** ` (its stderr: LINE)` for a transport of ours whose server wrote an error line; else nothing. */
+export function lastLine(transport?: Transport): string {
+  const line = transport instanceof GroupStdioTransport ? transport.lastErrorLine() : undefined;
+  return line ? ` (its stderr: ${line})` : "";
+}
