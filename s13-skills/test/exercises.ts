@@ -29,7 +29,7 @@ export const exercises = [
     // a read in a skill's folder run in the project, as every other read
     id: 3,
     file: "src/skills.ts",
-    find: "              const read = this.readInSkill(input, context.cwd);\n              return read ? tool.run(read.input, { ...context, cwd: read.cwd }) : tool.run(input, context);\n",
+    find: "              const read = readInSkill(this.options.skills, input, context.cwd);\n              return read ? tool.run(read.input, { ...context, cwd: read.cwd }) : tool.run(input, context);\n",
     replace: "              return tool.run(input, context);\n",
     test: "reads a file the body names from the skill's folder",
     expect: "fail",
