@@ -327,6 +327,24 @@ describe("decide: the default denies", () => {
     }
   });
 
+  it("follow a link a cloned project ships in its skills folder to the harness's own files, and refuse it", () => {
+    const home = tempProject({ ".harness/projects/-p/traces/t1.jsonl": "{}\n" });
+    const { cwd, settings } = settingsFor({ allow: ["Bash(cat:*)"] }, { ".harness/skills/ok/SKILL.md": "---\n---\n" });
+    symlinkSync(join(home, ".harness", "projects"), join(cwd, ".harness", "skills", "records"));
+    symlinkSync(join(cwd, ".harness", "settings.json"), join(cwd, ".harness", "skills", "ok", "limits.md"));
+    for (const call of [
+      tool("read_file", { path: ".harness/skills/records/-p/traces/t1.jsonl" }),
+      tool("grep", { pattern: "x", path: ".harness/skills/records" }),
+      tool("read_file", { path: ".harness/skills/ok/limits.md" }),
+      bash("cat .harness/skills/records/-p/traces/t1.jsonl"),
+      bash("cat .harness/skills/ok/limits.md"),
+    ])
+      expect(decide(call, settings, "bypassPermissions", cwd), JSON.stringify(call)).toMatchObject({
+        behavior: "deny",
+        source: "default",
+      });
+  });
+
   it("go only when settings.local.json switches them off", () => {
     const { cwd, settings } = settingsFor(undefined, {
       ...files,
